@@ -1,0 +1,5 @@
+from __future__ import annotations
+
+from dream.cli import main
+
+main()

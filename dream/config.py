@@ -1,0 +1,87 @@
+"""The `.dream-config` file (KEY=VALUE lines) merged under command-line overrides."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dream import defaults
+from dream.errors import UsageError
+
+
+@dataclass(frozen=True)
+class Config:
+    memory_type: str = defaults.DEFAULT_MEMORY_TYPE
+    min_hours: float = defaults.MIN_HOURS
+    min_sessions: int = defaults.MIN_SESSIONS
+    window_days: int = defaults.WINDOW_DAYS
+    stale_days: int = defaults.STALE_DAYS
+    max_changes: int = defaults.MAX_CHANGES_PER_RUN
+    policies: dict[str, str] = field(default_factory=lambda: dict(defaults.CATEGORY_POLICY_DEFAULT))
+    # Entries whose text contains one of these are pinned: revisions wait for review.
+    pinned: tuple[str, ...] = ()
+
+
+_INT_KEYS = {
+    "DREAM_MIN_SESSIONS": "min_sessions",
+    "DREAM_WINDOW_DAYS": "window_days",
+    "DREAM_STALE_DAYS": "stale_days",
+    "DREAM_MAX_CHANGES": "max_changes",
+}
+
+
+def read_config_file(path: Path) -> dict[str, str]:
+    """KEY=VALUE lines; blank lines and `#` comments ignored; a missing file is an empty config."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise UsageError(f"cannot read config {path}: {exc.strerror}") from exc
+    values: dict[str, str] = {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, _, value = line.partition("=")
+        values[key.strip()] = value.strip().strip('"').strip("'")
+    return values
+
+
+def load_config(path: Path, overrides: dict[str, object] | None = None) -> Config:
+    values = read_config_file(path)
+    kwargs: dict[str, object] = {}
+    if "DREAM_MEMORY_TYPE" in values:
+        kwargs["memory_type"] = values["DREAM_MEMORY_TYPE"]
+    if "DREAM_MIN_HOURS" in values:
+        kwargs["min_hours"] = _number(values, "DREAM_MIN_HOURS", float)
+    for key, attr in _INT_KEYS.items():
+        if key in values:
+            kwargs[attr] = _number(values, key, int)
+    policies = dict(defaults.CATEGORY_POLICY_DEFAULT)
+    for category in defaults.CATEGORIES:
+        key = f"DREAM_POLICY_{category.upper()}"
+        if key in values:
+            policy = values[key].lower()
+            if policy not in ("auto", "review", "off"):
+                raise UsageError(f"{path}: {key} must be auto, review or off, not {values[key]!r}")
+            policies[category] = policy
+    kwargs["policies"] = policies
+    if values.get("DREAM_PINNED"):
+        kwargs["pinned"] = tuple(p.strip() for p in values["DREAM_PINNED"].split("|") if p.strip())
+    for key, value in (overrides or {}).items():
+        if value is not None:
+            kwargs[key] = value
+    config = Config(**kwargs)  # type: ignore[arg-type]
+    if config.memory_type not in defaults.MEMORY_TYPES:
+        raise UsageError(
+            f"memory type must be one of {', '.join(defaults.MEMORY_TYPES)}, not {config.memory_type!r}"
+        )
+    return config
+
+
+def _number(values: dict[str, str], key: str, kind: type[int] | type[float]) -> int | float:
+    try:
+        return kind(values[key])
+    except ValueError as exc:
+        raise UsageError(f"config {key}={values[key]!r} is not a number") from exc

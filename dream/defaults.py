@@ -1,0 +1,56 @@
+"""Every default in one place. The config file and the command line override these."""
+
+from __future__ import annotations
+
+MEMORY_TYPES = ("native", "openclaw", "project-root")
+DEFAULT_MEMORY_TYPE = "native"
+
+MIN_HOURS = 24
+MIN_SESSIONS = 5
+WINDOW_DAYS = 7
+STALE_DAYS = 90
+
+# Claude Code cuts MEMORY.md at 200 lines and 25,000 characters when it loads it (DESIGN.md §8).
+# Keep a margin below both so a hand edit or a long line never pushes a correction off the end.
+INDEX_MAX_LINES = 200
+INDEX_MAX_CHARS = 25_000
+INDEX_TARGET_LINES = 180
+INDEX_TARGET_CHARS = 22_000
+INDEX_LINE_MAX_CHARS = 150
+QUICK_REFERENCE_MAX = 10
+
+# Digests: per session at most this many signals of each category, each at most this long.
+DIGEST_MAX_PER_CATEGORY = 8
+SIGNAL_MAX_CHARS = 200
+
+# Gates before a proposal is applied without review (issue 3).
+GATE_MIN_CONFIDENCE = 0.9
+GATE_MIN_DURABILITY = 0.85
+GATE_MAX_CHANGE_RISK = 0.2
+GATE_MAX_SENSITIVITY = 0.3
+MISSING_CONFIDENCE = 0.7
+MISSING_DURABILITY = 0.7
+MISSING_CHANGE_RISK = 0.3
+MAX_CHANGES_PER_RUN = 50
+
+CATEGORIES = ("correction", "preference", "decision", "pattern", "fact")
+CATEGORY_POLICY_DEFAULT = {
+    "correction": "auto",
+    "preference": "auto",
+    "decision": "auto",
+    "pattern": "auto",
+    "fact": "auto",
+}
+
+LOCK_TIMEOUT_SECONDS = 10.0
+# Claude Code's own auto-dream lock counts as held while younger than this and its PID is alive.
+NATIVE_LOCK_MAX_AGE_SECONDS = 3600
+
+REPORTS_KEPT = 50
+REPORT_MAX_PROPOSALS = 12
+REPORT_MAX_REFUSALS = 20
+REPORT_MAX_FAILURES = 5
+
+# A JSONL line larger than this is not parsed: user text is never that large, and parsing a
+# 100 MB blob line would cost memory for nothing.
+MAX_USER_LINE_BYTES = 4 * 1024 * 1024

@@ -1,0 +1,162 @@
+"""Every path dream reads or writes is resolved here (DESIGN.md §2).
+
+Standard library only: the Stop hook mirrors these rules and must start fast.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+_NOT_ALNUM = re.compile(r"[^A-Za-z0-9]")
+SLUG_MAX = 200
+
+
+def project_slug(cwd: str | os.PathLike[str]) -> str:
+    """Claude Code's folder name for a cwd: every non-alphanumeric character becomes '-'.
+
+    A slug over 200 characters is cut to 200 and gets '-' plus a short hash, so two long
+    paths that share a prefix still get distinct folders.
+    """
+    text = os.fspath(cwd)
+    slug = _NOT_ALNUM.sub("-", text)
+    if len(slug) > SLUG_MAX:
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        slug = f"{slug[:SLUG_MAX]}-{digest}"
+    return slug
+
+
+def git_root(cwd: str | os.PathLike[str]) -> Path | None:
+    """The canonical root of the git repository holding cwd (worktrees map to the main checkout).
+
+    Walks up looking for `.git` without running git: cheap enough for a hook, and works on
+    a folder that no longer has git installed.
+    """
+    try:
+        here = Path(os.path.abspath(cwd))
+    except (OSError, ValueError):
+        return None
+    for folder in (here, *here.parents):
+        marker = folder / ".git"
+        try:
+            if marker.is_dir():
+                return folder
+            if marker.is_file():
+                return _worktree_main_root(marker) or folder
+        except OSError:
+            return None
+    return None
+
+
+def _worktree_main_root(git_file: Path) -> Path | None:
+    # A worktree's `.git` is a file "gitdir: <main>/.git/worktrees/<name>"; its commondir is the
+    # main checkout's .git, whose parent is the root Claude Code keys memory by.
+    try:
+        text = git_file.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return None
+    if not text.startswith("gitdir:"):
+        return None
+    gitdir = Path(text[len("gitdir:") :].strip())
+    if not gitdir.is_absolute():
+        gitdir = (git_file.parent / gitdir).resolve()
+    common = gitdir / "commondir"
+    try:
+        common_rel = common.read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    common_dir = (gitdir / common_rel).resolve()
+    return common_dir.parent if common_dir.name == ".git" else None
+
+
+def resolve_claude_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """`--claude-dir`, else `$CLAUDE_CONFIG_DIR`, else `~/.claude`."""
+    if explicit:
+        return Path(explicit).expanduser()
+    env = os.environ.get("CLAUDE_CONFIG_DIR")
+    if env:
+        return Path(env).expanduser()
+    return Path.home() / ".claude"
+
+
+@dataclass(frozen=True)
+class MemoryPaths:
+    """The files of one memory dir and the files dream keeps beside it."""
+
+    memory_dir: Path
+    # Where topic files go: the memory dir itself, or `memory/` for openclaw and for a
+    # project-root repository that has that folder.
+    topic_dir: Path
+    index: Path
+    archive: Path
+    last_dream: Path
+    lock: Path
+    native_lock: Path
+
+    def backup_dir(self, yyyymmdd: str) -> Path:
+        return self.memory_dir.with_name(f"{self.memory_dir.name}-backup-{yyyymmdd}")
+
+
+@dataclass(frozen=True)
+class Paths:
+    claude_dir: Path
+    projects_dir: Path
+    config_file: Path
+    pending_flag: Path
+    state_dir: Path
+    sessions_seen_dir: Path
+    digests_dir: Path
+    reports_dir: Path
+    review_dir: Path
+    snapshots_dir: Path
+
+    def native_memory_dir(self, key: str) -> Path:
+        return self.projects_dir / key / "memory"
+
+    def memory_key_for_cwd(self, cwd: str) -> str:
+        """The project key a session belongs to: its git root's slug, else its own cwd's slug."""
+        root = git_root(cwd)
+        return project_slug(root if root is not None else cwd)
+
+    def state_key(self, memory_dir: Path) -> str:
+        """A stable name for per-memory-dir state kept under the Claude dir."""
+        return project_slug(os.path.abspath(memory_dir))
+
+
+def resolve_paths(claude_dir: str | os.PathLike[str] | None = None) -> Paths:
+    claude = resolve_claude_dir(claude_dir)
+    state = claude / "dream"
+    return Paths(
+        claude_dir=claude,
+        projects_dir=claude / "projects",
+        config_file=claude / "skills" / "dream" / ".dream-config",
+        pending_flag=claude / ".dream-pending",
+        state_dir=state,
+        sessions_seen_dir=state / "sessions-seen",
+        digests_dir=state / "digests",
+        reports_dir=state / "reports",
+        review_dir=state / "review",
+        snapshots_dir=state / "snapshots",
+    )
+
+
+def memory_paths(memory_dir: Path, memory_type: str) -> MemoryPaths:
+    """Files of a memory dir for a layout. `memory_dir` holds MEMORY.md in every layout."""
+    if memory_type == "openclaw":
+        topic_dir = memory_dir / "memory"
+    elif memory_type == "project-root" and (memory_dir / "memory").is_dir():
+        topic_dir = memory_dir / "memory"
+    else:
+        topic_dir = memory_dir
+    return MemoryPaths(
+        memory_dir=memory_dir,
+        topic_dir=topic_dir,
+        index=memory_dir / "MEMORY.md",
+        archive=topic_dir / "archive.md",
+        last_dream=memory_dir / ".last-dream",
+        lock=memory_dir / ".dream.lock",
+        native_lock=memory_dir / ".consolidate-lock",
+    )

@@ -1,0 +1,353 @@
+"""The library API: one `Session` per invocation, one method per command. The CLI is a thin layer on it.
+
+    from dream.api import Session
+    session = Session.open(claude_dir="~/.claude")
+    result = session.run(dry_run=True)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from dream import trigger
+from dream.config import Config, load_config
+from dream.discover import native_memory_dirs
+from dream.errors import BusyError, DreamError, UsageError, VerificationError
+from dream.gather import GatherResult, Target, gather, parse_since
+from dream.memory import Memory, load_memory
+from dream.paths import Paths, memory_paths, resolve_paths
+from dream.report import RunResult, TargetReport, read_stats_json, save_report_row
+from dream.review import ReviewState, load_review, proposal_to_json
+from dream.signals import Signal
+from dream.transcripts import ReadStats
+
+
+@dataclass
+class Session:
+    paths: Paths
+    config: Config
+    since_text: str | None
+    project: Path | None
+    last_gather: ReadStats | None = None
+    now: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
+
+    @classmethod
+    def open(
+        cls,
+        claude_dir: str | os.PathLike[str] | None = None,
+        memory_type: str | None = None,
+        project: str | os.PathLike[str] | None = None,
+        since: str | None = None,
+    ) -> Session:
+        paths = resolve_paths(claude_dir)
+        config = load_config(paths.config_file, {"memory_type": memory_type})
+        return cls(paths, config, since, Path(project).expanduser() if project else None)
+
+    # -- GATHER ------------------------------------------------------------------------------
+
+    @property
+    def since(self) -> datetime:
+        return parse_since(self.since_text, self.config.window_days, self.now)
+
+    def gather(self, *, write_cache: bool = True) -> GatherResult:
+        result = gather(self.paths, self.config, since=self.since, project=self.project, write_cache=write_cache)
+        self.last_gather = result.read
+        return result
+
+    def signals(self, *, write_cache: bool = True) -> list[Signal]:
+        result = self.gather(write_cache=write_cache)
+        return [s for target in result.targets.values() for s in target.signals]
+
+    # -- targets and state -------------------------------------------------------------------
+
+    def _targets(self, gathered: GatherResult) -> list[Target]:
+        targets = dict(gathered.targets)
+        if self.config.memory_type == "native" and self.project is None:
+            # Memory dirs with no session in the window still get their index kept in shape.
+            for memory_dir in native_memory_dirs(self.paths):
+                key = memory_dir.parent.name
+                targets.setdefault(key, Target(key, memory_dir, "native"))
+        return [targets[k] for k in sorted(targets)]
+
+    def memory_paths(self, target: Target) -> Any:
+        return memory_paths(target.memory_dir, target.memory_type)
+
+    def review_path(self, memory_dir: Path) -> Path:
+        return self.paths.review_dir / f"{self.paths.state_key(memory_dir)}.json"
+
+    def _entries_path(self, memory_dir: Path) -> Path:
+        return self.paths.state_dir / "entries" / f"{self.paths.state_key(memory_dir)}.json"
+
+    # -- RUN ---------------------------------------------------------------------------------
+
+    def run(self, *, dry_run: bool = False, approved: set[str] | None = None) -> RunResult:
+        from dream.apply import new_run_id
+
+        run_id = new_run_id()
+        gathered = self.gather(write_cache=not dry_run)
+        result = RunResult(
+            run_id=run_id,
+            started=self.now.isoformat(),
+            dry_run=dry_run,
+            since=gathered.since.isoformat(),
+            read=read_stats_json(gathered.read),
+            digests={"built": gathered.digests.built, "reused": gathered.digests.reused,
+                     "dropped": gathered.digests.dropped},
+        )
+        codes: list[int] = []
+        for target in self._targets(gathered):
+            report = self._run_target(target, run_id, dry_run, approved or set())
+            if report is None:
+                continue
+            result.targets.append(report)
+            codes.append({"ok": 0, "busy": 3, "verification-failed": 4}.get(report.status, 1))
+        result.exit_code = max(codes, default=0)
+        if gathered.read.unreadable and result.exit_code == 0:
+            result.failures.extend(f"could not read {p}: {r}" for p, r in gathered.read.unreadable)
+        return result
+
+    def _run_target(self, target: Target, run_id: str, dry_run: bool, approved: set[str]) -> TargetReport | None:
+        from dream.apply import apply_plan
+        from dream.plan import build_plan
+
+        mp = self.memory_paths(target)
+        memory = load_memory(mp, target.memory_type)
+        if not target.signals and not memory.files and memory.index is None and not mp.memory_dir.exists():
+            if not dry_run and target.digests:
+                self._mark_dreamt(target)
+            return None
+        review = load_review(self.review_path(target.memory_dir))
+        today = self.now.date()
+
+        def replan(current: Memory) -> Any:
+            return build_plan(target, current, self.config, today=today, review=review, approved=approved)
+
+        plan = replan(memory)
+        report = TargetReport(target.key, str(target.memory_dir), target.memory_type,
+                              sessions=len(target.digests), signals=len(target.signals))
+        if dry_run:
+            _fill(report, plan)
+            report.diff = "".join(change.diff() for change in plan.changes)
+            return report
+        try:
+            applied = apply_plan(plan, replan, self.paths.snapshots_dir / self.paths.state_key(target.memory_dir), run_id)
+        except BusyError as exc:
+            _fill(report, plan)
+            report.status, report.failures = "busy", [str(exc)]
+            return report
+        except VerificationError as exc:
+            _fill(report, plan)
+            report.status, report.failures = "verification-failed", [str(exc)]
+            report.checks = [{"name": n, "ok": False, "detail": str(exc)} for n in exc.failed_checks]
+            return report
+        except DreamError as exc:
+            _fill(report, plan)
+            report.status, report.failures = "failed", [str(exc)]
+            return report
+        plan = applied.plan
+        _fill(report, plan)
+        report.written = applied.written
+        report.backup = str(applied.backup) if applied.backup else None
+        report.snapshot = applied.snapshot.run_id if applied.snapshot else None
+        report.replanned = applied.replanned
+        report.checks = [{"name": c.name, "ok": c.ok, "detail": c.detail} for c in applied.checks]
+        self._save_state(target, plan, review)
+        save_report_row(self.paths.reports_dir, self.paths.state_key(target.memory_dir), _report_row(run_id, report))
+        self._mark_dreamt(target)
+        return report
+
+    def _save_state(self, target: Target, plan: Any, review: ReviewState) -> None:
+        from dream.fsio import atomic_write_text
+        from dream.plan import PENDING
+        from dream.verify import entry_key_hashes
+
+        pending = {d.proposal.id: proposal_to_json(d.proposal, d.why) for d in plan.decisions if d.outcome == PENDING}
+        review.pending = pending
+        path = self.review_path(target.memory_dir)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(path, json.dumps(review.to_json(), ensure_ascii=False, indent=1))
+        after = load_memory(plan.memory.paths, target.memory_type)
+        entries_path = self._entries_path(target.memory_dir)
+        entries_path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(entries_path, json.dumps({"entries": entry_key_hashes(after)}))
+
+    def _mark_dreamt(self, target: Target) -> None:
+        """After a successful run: `.last-dream`, the pending flag and the sessions seen."""
+        seen = trigger.sessions_seen(self.paths, target.key)
+        target.memory_dir.mkdir(parents=True, exist_ok=True)
+        trigger.write_last_dream(target.memory_dir, time.time())
+        trigger.clear_pending(self.paths, [target.key])
+        trigger.clear_sessions_seen(self.paths, target.key, seen)
+
+    def orient(self) -> list[Any]:
+        """ORIENT for every memory dir: sizes, relative dates, contradictions, CLAUDE.md conflicts."""
+        from dream.orient import orient_memory
+        from dream.paths import git_root
+
+        gathered = self.gather(write_cache=False) if self.config.memory_type == "native" else None
+        reports = []
+        for target in self.memory_targets():
+            memory = load_memory(self.memory_paths(target), target.memory_type)
+            cwd = None
+            if gathered is not None and target.key in gathered.targets:
+                cwd = gathered.targets[target.key].cwd
+            elif target.memory_type != "native":
+                cwd = str(target.memory_dir)
+            project_dir = Path(cwd) if cwd else None
+            if project_dir is not None and target.memory_type == "native":
+                project_dir = git_root(project_dir) or project_dir
+            reports.append(orient_memory(target.key, memory, project_dir))
+        return reports
+
+    # -- VERIFY, REVIEW, STATUS, RESTORE --------------------------------------------------------
+
+    def memory_targets(self) -> list[Target]:
+        """Memory dirs this session points at, without reading transcripts."""
+        memory_type = self.config.memory_type
+        if memory_type == "openclaw":
+            from dream.gather import openclaw_workspace
+
+            workspace = openclaw_workspace(self.project)
+            return [Target(self.paths.state_key(workspace), workspace, memory_type)]
+        if memory_type == "project-root":
+            root = (self.project or Path.cwd()).resolve()
+            return [Target(self.paths.state_key(root), root, memory_type)]
+        if self.project is not None:
+            key = self.paths.memory_key_for_cwd(str(self.project.resolve()))
+            return [Target(key, self.paths.native_memory_dir(key), memory_type)]
+        return [Target(d.parent.name, d, memory_type) for d in native_memory_dirs(self.paths)]
+
+    def verify(self) -> list[tuple[Target, list[Any]]]:
+        from dream.verify import verify_memory
+
+        results = []
+        for target in self.memory_targets():
+            memory = load_memory(self.memory_paths(target), target.memory_type)
+            before = None
+            try:
+                data = json.loads(self._entries_path(target.memory_dir).read_text(encoding="utf-8"))
+                before = list(data.get("entries", []))
+            except (OSError, ValueError):
+                before = None
+            results.append((target, verify_memory(memory, before)))
+        return results
+
+    def review_items(self) -> list[tuple[Target, dict[str, Any]]]:
+        items = []
+        for target in self.memory_targets():
+            review = load_review(self.review_path(target.memory_dir))
+            items.extend((target, data) for data in review.pending.values())
+        return items
+
+    def approve(self, ids: list[str]) -> RunResult:
+        known = {data["id"] for _, data in self.review_items()}
+        unknown = [i for i in ids if i not in known]
+        if unknown:
+            raise UsageError(f"no pending proposal with id {', '.join(unknown)} (see `dream review`)")
+        return self.run(approved=set(ids))
+
+    def reject(self, ids: list[str]) -> int:
+        from dream.fsio import atomic_write_text
+
+        done = 0
+        for target in self.memory_targets():
+            path = self.review_path(target.memory_dir)
+            review = load_review(path)
+            hit = [i for i in ids if i in review.pending]
+            if not hit:
+                continue
+            for pid in hit:
+                review.pending.pop(pid)
+                review.rejected.add(pid)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(path, json.dumps(review.to_json(), ensure_ascii=False, indent=1))
+            done += len(hit)
+        if done < len(set(ids)):
+            raise UsageError("some ids are not pending (see `dream review`)")
+        return done
+
+    def status(self) -> dict[str, Any]:
+        from dream.report import load_report_rows
+
+        pending = trigger.read_pending(self.paths)
+        projects = []
+        for target in self.memory_targets():
+            last = trigger.read_last_dream(target.memory_dir)
+            rows = load_report_rows(self.paths.reports_dir, self.paths.state_key(target.memory_dir))
+            projects.append({
+                "key": target.key,
+                "memory_dir": str(target.memory_dir),
+                "hours_since_last_dream": round((time.time() - last) / 3600, 1) if last else None,
+                "sessions_since_last_dream": len(trigger.sessions_seen(self.paths, target.key)),
+                "pending": target.key in pending,
+                "last_runs": [
+                    {"run_id": r.get("run_id"), "status": r.get("status"), "counts": r.get("counts")}
+                    for r in rows[-5:]
+                ],
+            })
+        return {
+            "claude_dir": str(self.paths.claude_dir),
+            "pending_flag": self.paths.pending_flag.exists(),
+            "pending_projects": sorted(pending),
+            "thresholds": {"min_hours": self.config.min_hours, "min_sessions": self.config.min_sessions},
+            "projects": projects,
+        }
+
+    def restore(self, run_id: str | None = None) -> list[tuple[Target, list[str]]]:
+        from dream.fsio import MemoryLock, list_snapshots, restore_snapshot
+
+        restored = []
+        for target in self.memory_targets():
+            snapshots = list_snapshots(self.paths.snapshots_dir / self.paths.state_key(target.memory_dir))
+            chosen = next((s for s in snapshots if run_id in (None, s.run_id)), None)
+            if chosen is None:
+                continue
+            with MemoryLock(self.memory_paths(target)):
+                restored.append((target, restore_snapshot(chosen, target.memory_dir)))
+        if run_id is not None and not restored:
+            raise UsageError(f"no snapshot {run_id}")
+        return restored
+
+
+def _fill(report: TargetReport, plan: Any) -> None:
+    for decision in plan.decisions:
+        p = decision.proposal
+        report.proposals.append({
+            "id": p.id, "action": p.action, "category": p.category, "file": p.file, "text": p.text,
+            "outcome": decision.outcome, "why": decision.why, "source": p.source,
+        })
+        if p.redactions:
+            for kind in p.redactions:
+                report.redactions[kind] = report.redactions.get(kind, 0) + 1
+    for refusal in plan.refusals:
+        report.refusals.append({"text": refusal.text, "reason": refusal.reason, "detail": refusal.detail})
+    for signal in plan.target.signals:
+        if signal.unsafe:
+            report.unsafe.extend(signal.unsafe)
+    for item in plan.redactions:
+        kind = item.split(": ", 1)[-1]
+        report.redactions[kind] = report.redactions.get(kind, 0) + 1
+    report.archived = [{"text": a.text, "file": a.file, "reason": a.reason} for a in plan.archived]
+    report.migrated = len(plan.migrated)
+    report.pruned = len(plan.index.pruned) if plan.index else 0
+    report.demoted = list(plan.index.demoted) if plan.index else []
+    report.unparsed = [{"file": f.name, "error": f.error or ""} for f in plan.memory.unparsed]
+
+
+def _report_row(run_id: str, report: TargetReport) -> dict[str, Any]:
+    from dream.report import _bounded
+
+    row = _bounded(report)
+    row["run_id"] = run_id
+    row["finished"] = datetime.now(timezone.utc).isoformat()
+    return row
+
+
+__all__ = ["Session"]
+

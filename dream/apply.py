@@ -1,0 +1,116 @@
+"""Apply a plan: lock, re-plan if the memory moved, back up, snapshot, write atomically, verify.
+
+Order matters for safety: the first-run backup and the snapshot exist before the first byte is
+written; every write is a whole-file atomic replace; verification runs on what is on disk; a
+failed verification restores the snapshot, so a run that cannot finish leaves memory as it was.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+from dream.errors import DreamError, VerificationError
+from dream.fsio import (
+    MemoryLock,
+    Snapshot,
+    atomic_write_bytes,
+    backup_exists,
+    make_first_backup,
+    refresh_native_lock,
+    restore_snapshot,
+    take_snapshot,
+)
+from dream.memory import Memory, load_memory
+from dream.paths import MemoryPaths
+from dream.plan import Plan
+from dream.verify import Check, failed, verify_memory
+
+
+@dataclass
+class ApplyResult:
+    plan: Plan
+    written: list[str] = field(default_factory=list)
+    backup: Path | None = None
+    snapshot: Snapshot | None = None
+    replanned: bool = False
+    checks: list[Check] = field(default_factory=list)
+
+
+def _project_root_backup(paths: MemoryPaths, memory: Memory, today: date) -> Path | None:
+    # In a repository the memory dir is the repository itself: back up the memory files only.
+    if backup_exists(paths):
+        return None
+    target = paths.backup_dir(today.strftime("%Y%m%d"))
+    staging = target.with_name(target.name + ".partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    sources = [memory.paths.index, *(f.path for f in memory.files.values())]
+    for source in sources:
+        if source.is_file():
+            destination = staging / source.relative_to(paths.memory_dir)
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, destination)
+    staging.mkdir(parents=True, exist_ok=True)
+    staging.rename(target)
+    return target
+
+
+def apply_plan(
+    plan: Plan,
+    replan: Callable[[Memory], Plan],
+    snapshot_root: Path,
+    run_id: str,
+) -> ApplyResult:
+    paths = plan.memory.paths
+    memory_type = plan.memory.memory_type
+    with MemoryLock(paths):
+        current = load_memory(paths, memory_type)
+        result = ApplyResult(plan)
+        if current.fingerprint() != plan.fingerprint:
+            # Someone (a person, Claude Code, another tool) edited memory since we planned.
+            plan = replan(current)
+            result.plan, result.replanned = plan, True
+        before = {e.key for e in plan.memory.entries}
+        if not plan.changes:
+            result.checks = verify_memory(plan.memory, before)
+            _raise_if_failed(result.checks)
+            refresh_native_lock(paths)
+            return result
+        if memory_type == "project-root":
+            result.backup = _project_root_backup(paths, plan.memory, plan.today)
+        else:
+            result.backup = make_first_backup(paths, plan.today)
+        result.snapshot = take_snapshot(snapshot_root, run_id, paths.memory_dir, [c.rel for c in plan.changes])
+        try:
+            for change in plan.changes:
+                change.path.parent.mkdir(parents=True, exist_ok=True)
+                atomic_write_bytes(change.path, change.new, mode=change.mode)
+                result.written.append(change.rel)
+            after = load_memory(paths, memory_type)
+            result.checks = verify_memory(after, before)
+            _raise_if_failed(result.checks)
+        except BaseException:
+            restore_snapshot(result.snapshot, paths.memory_dir)
+            raise
+        refresh_native_lock(paths)
+        return result
+
+
+def _raise_if_failed(checks: list[Check]) -> None:
+    bad = failed(checks)
+    if bad:
+        raise VerificationError(
+            "verification failed, memory restored: " + "; ".join(f"{c.name} ({c.detail})" for c in bad),
+            [c.name for c in bad],
+        )
+
+
+def new_run_id() -> str:
+    return time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + f"-{int(time.time() * 1000) % 1000:03d}"
+
+
+__all__ = ["ApplyResult", "DreamError", "apply_plan", "new_run_id"]

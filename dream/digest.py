@@ -1,0 +1,237 @@
+"""Per-session digests: the signals of one session, cached while its file is unchanged.
+
+A heavy user has thousands of sessions; a dream must cost what the new ones cost. A digest is
+keyed by the session file's size, mtime and the identity of its last event, and by the digest
+format (which includes the model version), so a changed file or a new model rebuilds it. The
+cache holds only redacted text.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from dream import defaults
+from dream.discover import CLAUDE, OPENCLAW_LOG, SessionSource
+from dream.model import load_model
+from dream.paths import Paths
+from dream.redact import redact
+from dream.signals import Signal, extract_signals
+from dream.transcripts import (
+    ReadStats,
+    UserMessage,
+    file_signature,
+    read_claude_transcript,
+    read_daily_log,
+    read_openclaw_session,
+)
+
+DIGEST_FORMAT = 2
+_TERM = re.compile(r"[a-z][a-z0-9+#.-]{2,29}")
+MAX_TERMS = 4000
+
+
+@dataclass
+class Digest:
+    session_id: str
+    path: str
+    folder: str
+    signature: list[Any]
+    cwd: str | None
+    first_timestamp: str | None
+    last_timestamp: str | None
+    message_count: int
+    signals: list[Signal]
+    # Words the person used in this session (redacted first): what prune counts as a reference.
+    terms: list[str]
+    skipped: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": _format_id(),
+            "session_id": self.session_id,
+            "path": self.path,
+            "folder": self.folder,
+            "signature": self.signature,
+            "cwd": self.cwd,
+            "first_timestamp": self.first_timestamp,
+            "last_timestamp": self.last_timestamp,
+            "message_count": self.message_count,
+            "signals": [s.to_json() for s in self.signals],
+            "terms": self.terms,
+            "skipped": self.skipped,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Digest:
+        return cls(
+            session_id=data["session_id"],
+            path=data["path"],
+            folder=data["folder"],
+            signature=list(data["signature"]),
+            cwd=data.get("cwd"),
+            first_timestamp=data.get("first_timestamp"),
+            last_timestamp=data.get("last_timestamp"),
+            message_count=int(data.get("message_count", 0)),
+            signals=[Signal.from_json(s) for s in data.get("signals", [])],
+            terms=list(data.get("terms", [])),
+            skipped=dict(data.get("skipped", {})),
+        )
+
+
+def _format_id() -> str:
+    return f"{DIGEST_FORMAT}/{load_model().version}"
+
+
+def digest_path(paths: Paths, source: SessionSource) -> Path:
+    return paths.digests_dir / source.folder / f"{source.kind}-{source.session_id}.json"
+
+
+def _cap_per_category(signals: list[Signal]) -> list[Signal]:
+    """At most DIGEST_MAX_PER_CATEGORY per category: the most confident, newest on ties."""
+    kept: list[Signal] = []
+    for category in defaults.CATEGORIES:
+        group = [s for s in signals if s.category == category]
+        group.sort(key=lambda s: (s.confidence, s.timestamp), reverse=True)
+        kept.extend(group[: defaults.DIGEST_MAX_PER_CATEGORY])
+    kept.sort(key=lambda s: (s.timestamp, s.uuid))
+    return kept
+
+
+def _messages(source: SessionSource, stats: ReadStats) -> list[UserMessage]:
+    if source.kind == CLAUDE:
+        return list(read_claude_transcript(source.path, stats))
+    if source.kind == OPENCLAW_LOG:
+        return list(read_daily_log(source.path, stats))
+    return list(read_openclaw_session(source.path, stats))
+
+
+def build_digest(source: SessionSource, project: str, stats: ReadStats) -> Digest | None:
+    signature = file_signature(source.path)
+    if signature is None:
+        stats.unreadable.append((str(source.path), "vanished or unreadable"))
+        return None
+    local = ReadStats()
+    messages = _messages(source, local)
+    stats.add(local)
+    signals: list[Signal] = []
+    terms: set[str] = set()
+    for message in messages:
+        signals.extend(extract_signals(message, project))
+        if len(terms) < MAX_TERMS:
+            terms.update(_TERM.findall(redact(message.text).text.lower()))
+    cwd = next((m.cwd for m in messages if m.cwd), None)
+    stamps = sorted(m.timestamp for m in messages)
+    return Digest(
+        session_id=messages[0].session_id if messages else source.session_id,
+        path=str(source.path),
+        folder=source.folder,
+        signature=list(signature),
+        cwd=cwd,
+        first_timestamp=stamps[0].isoformat() if stamps else None,
+        last_timestamp=stamps[-1].isoformat() if stamps else None,
+        message_count=len(messages),
+        signals=_cap_per_category(signals),
+        terms=sorted(terms)[:MAX_TERMS],
+        skipped={
+            "malformed": local.malformed_lines,
+            "oversized": local.oversized_lines,
+            "invalid_utf8": local.invalid_utf8_lines,
+            "truncated": local.truncated_last_lines,
+        },
+    )
+
+
+@dataclass
+class DigestStats:
+    built: int = 0
+    reused: int = 0
+    dropped: int = 0
+    cache_errors: list[str] = field(default_factory=list)
+
+
+def load_cached(paths: Paths, source: SessionSource) -> Digest | None:
+    """The cached digest when it still describes this exact file; None otherwise."""
+    cache = digest_path(paths, source)
+    try:
+        data = json.loads(cache.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != _format_id():
+        return None
+    # Cheap checks first (stat), then the tail hash that catches a same-size rewrite.
+    if data.get("signature", [None, None])[:2] != [source.size, int(source.mtime * 1e9)]:
+        try:
+            info = os.stat(source.path)
+        except OSError:
+            return None
+        if data["signature"][:2] != [info.st_size, info.st_mtime_ns]:
+            return None
+    signature = file_signature(source.path)
+    if signature is None or list(signature) != data["signature"]:
+        return None
+    try:
+        return Digest.from_json(data)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def get_digest(
+    paths: Paths, source: SessionSource, project: str, stats: ReadStats, dstats: DigestStats, *, write: bool
+) -> Digest | None:
+    cached = load_cached(paths, source)
+    if cached is not None:
+        dstats.reused += 1
+        return cached
+    digest = build_digest(source, project, stats)
+    if digest is None:
+        return None
+    dstats.built += 1
+    if write:
+        _store(paths, source, digest, dstats)
+    return digest
+
+
+def _store(paths: Paths, source: SessionSource, digest: Digest, dstats: DigestStats) -> None:
+    from dream.fsio import atomic_write_text
+
+    target = digest_path(paths, source)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(target, json.dumps(digest.to_json(), ensure_ascii=False, separators=(",", ":")))
+    except Exception as exc:  # a cache that cannot be written only costs speed next time
+        dstats.cache_errors.append(f"{target}: {exc}")
+
+
+def drop_orphans(paths: Paths, folders: set[str], dstats: DigestStats) -> None:
+    """Remove digests of sessions whose file was deleted."""
+    for folder in folders:
+        directory = paths.digests_dir / folder
+        try:
+            names = os.listdir(directory)
+        except OSError:
+            continue
+        for name in names:
+            cache = directory / name
+            try:
+                data = json.loads(cache.read_text(encoding="utf-8"))
+                gone = not os.path.exists(data["path"])
+            except (OSError, ValueError, KeyError, TypeError):
+                gone = True
+            if gone:
+                try:
+                    cache.unlink()
+                    dstats.dropped += 1
+                except OSError:
+                    pass
+
+
+def in_window(signal: Signal, since: datetime | None) -> bool:
+    if since is None:
+        return True
+    return signal.timestamp >= since.isoformat().replace("+00:00", "Z")

@@ -1,0 +1,332 @@
+"""ORIENT: the memory model for the three layouts (DESIGN.md §5).
+
+A topic file is kept as its original lines; entries are the top-level Markdown list items that
+markdown-it finds (a list item inside a code block or a quote is not an entry). Edits are line
+operations on the original text, so everything dream does not understand (prose, headings,
+comments, CRLF line ends, the frontmatter's exact bytes) survives a rewrite untouched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from markdown_it import MarkdownIt
+
+from dream.paths import MemoryPaths
+
+TOPIC_FILES = {
+    "correction": "corrections.md",
+    "preference": "preferences.md",
+    "decision": "decisions.md",
+    "pattern": "patterns.md",
+    "fact": "facts.md",
+}
+ARCHIVE = "archive.md"
+INDEX = "MEMORY.md"
+NATIVE_TYPES = ("user", "feedback", "project", "reference")
+# OpenClaw's own files: never evidence, never touched.
+OPENCLAW_RESERVED = {"DREAMS.md", "SOUL.md", "USER.md", "AGENTS.md", "MEMORY.md"}
+TOPIC_TYPE = {
+    "corrections.md": "feedback",
+    "preferences.md": "feedback",
+    "decisions.md": "project",
+    "patterns.md": "feedback",
+    "facts.md": "project",
+    "archive.md": "reference",
+}
+TOPIC_DESCRIPTION = {
+    "corrections.md": "Corrections: where the agent was wrong and what is right",
+    "preferences.md": "How the user wants things done",
+    "decisions.md": "Decisions made and what was chosen",
+    "patterns.md": "Recurring workflows and things that keep happening",
+    "facts.md": "Stable facts about the project, the user and their environment",
+    "archive.md": "Retired memories, with the date and reason they were retired",
+}
+
+_ENTRY = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<bullet>[-*+])[ \t]+"
+    r"(?:\[(?P<date>\d{4}-\d{2}-\d{2})\][ \t]+)?"
+    r"(?P<body>.*?)"
+    r"(?:[ \t]*\(source:[ \t]*(?P<source>[^()]*?)(?:,[ \t]*confidence:[ \t]*(?P<confidence>\w+))?\))?[ \t]*$"
+)
+_UPDATED = re.compile(r"[ \t]*\(Updated (?P<date>\d{4}-\d{2}-\d{2}), previously: (?P<previously>.*)\)[ \t]*$")
+_DAILY_LOG = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")
+_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+_md = MarkdownIt("commonmark")
+
+
+@dataclass
+class Entry:
+    """One memory: a top-level list item of a topic file (or a whole native memory file)."""
+
+    file: str
+    line: int  # first line, 0-based, in the file's lines
+    end: int  # one past the last line
+    text: str  # the fact itself, without date, source or update note
+    date: str | None = None
+    source: str | None = None
+    confidence: str | None = None
+    updated: str | None = None
+    previously: str | None = None
+    raw: str = ""
+    native: bool = False
+
+    @property
+    def key(self) -> str:
+        """Identity used by the nothing-lost check: the fact's normalised words."""
+        return normalise_key(self.text)
+
+
+def normalise_key(text: str) -> str:
+    return " ".join(re.findall(r"[^\W_]+", text.lower()))
+
+
+@dataclass
+class MemoryFile:
+    path: Path
+    name: str  # path relative to the memory dir, with '/' separators
+    kind: str  # "topic" | "native" | "index" | "archive" | "unparsed"
+    raw: bytes
+    lines: list[str] = field(default_factory=list)  # without line ends
+    newline: str = "\n"
+    trailing_newline: bool = True
+    mode: int = 0o644
+    frontmatter: dict[str, Any] = field(default_factory=dict)
+    body_start: int = 0  # first line after the frontmatter
+    entries: list[Entry] = field(default_factory=list)
+    links: list[tuple[str, str, int]] = field(default_factory=list)  # (title, target, line) in an index
+    error: str | None = None
+
+    def render(self, lines: list[str] | None = None) -> str:
+        lines = self.lines if lines is None else lines
+        text = self.newline.join(lines)
+        if lines and self.trailing_newline:
+            text += self.newline
+        return text
+
+
+@dataclass
+class Memory:
+    paths: MemoryPaths
+    memory_type: str
+    files: dict[str, MemoryFile]
+    index: MemoryFile | None
+
+    @property
+    def entries(self) -> list[Entry]:
+        out: list[Entry] = []
+        for memory_file in self.files.values():
+            if memory_file.kind in ("topic", "native"):
+                out.extend(memory_file.entries)
+        return out
+
+    @property
+    def archived(self) -> list[Entry]:
+        archive = self.files.get(self.rel(self.paths.archive))
+        return list(archive.entries) if archive else []
+
+    @property
+    def unparsed(self) -> list[MemoryFile]:
+        return [f for f in self.files.values() if f.kind == "unparsed"]
+
+    def rel(self, path: Path) -> str:
+        return path.relative_to(self.paths.memory_dir).as_posix()
+
+    def fingerprint(self) -> str:
+        """Changes whenever any memory file changes: apply re-plans when it moved under us."""
+        digest = hashlib.sha256()
+        for name in sorted(self.files):
+            digest.update(name.encode() + b"\0" + self.files[name].raw + b"\0")
+        if self.index is not None:
+            digest.update(b"index\0" + self.index.raw)
+        return digest.hexdigest()
+
+
+def parse_entry_line(line: str) -> tuple[str, str | None, str | None, str | None, str | None, str | None]:
+    """(text, date, source, confidence, updated, previously) of an entry line."""
+    match = _ENTRY.match(line)
+    if not match:
+        return line.strip(), None, None, None, None, None
+    body = match["body"].strip()
+    updated = previously = None
+    upd = _UPDATED.search(body)
+    if upd:
+        updated, previously = upd["date"], upd["previously"]
+        body = body[: upd.start()].rstrip()
+    return body, match["date"], match["source"], match["confidence"], updated, previously
+
+
+def _split_lines(text: str) -> tuple[list[str], str, bool]:
+    newline = "\r\n" if "\r\n" in text else "\n"
+    trailing = text.endswith(("\n", "\r"))
+    lines = text.splitlines()
+    return lines, newline, trailing
+
+
+def _frontmatter(text: str) -> tuple[dict[str, Any], int] | None:
+    """The YAML frontmatter and the number of lines it takes; None when it is broken."""
+    match = _FRONTMATTER.match(text)
+    if not match:
+        return {}, 0
+    import frontmatter
+
+    try:
+        post = frontmatter.loads(match.group(0).replace("\r\n", "\n") + "\n")
+    except Exception:  # any YAML error: the file is left exactly as it is
+        return None
+    data = dict(post.metadata)
+    return data, match.group(0).count("\n")
+
+
+def _top_level_items(lines: list[str], start: int) -> list[tuple[int, int]]:
+    """(first, end) line ranges of top-level list items in lines[start:], via markdown-it."""
+    body = "\n".join(lines[start:])
+    tokens = _md.parse(body)
+    ranges: list[tuple[int, int]] = []
+    depth = 0  # nesting of lists and quotes
+    for token in tokens:
+        if token.type in ("bullet_list_open", "ordered_list_open", "blockquote_open"):
+            depth += 1
+            if token.type == "bullet_list_open" and depth == 1:
+                continue
+        elif token.type in ("bullet_list_close", "ordered_list_close", "blockquote_close"):
+            depth -= 1
+        elif token.type == "list_item_open" and depth == 1 and token.map and token.markup in "-*+":
+            ranges.append((token.map[0] + start, token.map[1] + start))
+    return ranges
+
+
+def _entries(name: str, lines: list[str], start: int) -> list[Entry]:
+    entries = []
+    for first, end in _top_level_items(lines, start):
+        # Trailing blank lines belong to the list, not to the item.
+        while end > first + 1 and not lines[end - 1].strip():
+            end -= 1
+        head = lines[first]
+        if not _ENTRY.match(head):
+            continue
+        text, date, source, confidence, updated, previously = parse_entry_line(head)
+        extra = " ".join(part.strip() for part in lines[first + 1 : end])
+        if extra:
+            text = f"{text} {extra}".strip()
+        if not text:
+            continue
+        entries.append(
+            Entry(name, first, end, text, date, source, confidence, updated, previously, raw="\n".join(lines[first:end]))
+        )
+    return entries
+
+
+_LINK = re.compile(r"\[(?P<title>[^\]]+)\]\((?P<target>[^)\s]+)\)")
+
+
+def load_file(path: Path, name: str, kind: str) -> MemoryFile:
+    try:
+        raw = path.read_bytes()
+        info = os.stat(path)
+    except IsADirectoryError:
+        return MemoryFile(path, name, "unparsed", b"", error="is a directory")
+    except OSError as exc:
+        return MemoryFile(path, name, "unparsed", b"", error=exc.strerror or "cannot read")
+    memory_file = MemoryFile(path, name, kind, raw, mode=stat.S_IMODE(info.st_mode))
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        memory_file.kind, memory_file.error = "unparsed", "not UTF-8 text"
+        return memory_file
+    if text.startswith("\ufeff"):
+        memory_file.kind, memory_file.error = "unparsed", "starts with a byte-order mark"
+        return memory_file
+    lines, newline, trailing = _split_lines(text)
+    memory_file.lines, memory_file.newline, memory_file.trailing_newline = lines, newline, trailing
+    parsed = _frontmatter(text)
+    if parsed is None:
+        memory_file.kind, memory_file.error = "unparsed", "frontmatter is not valid YAML"
+        return memory_file
+    memory_file.frontmatter, memory_file.body_start = parsed
+    if kind == "index":
+        for number, line in enumerate(lines):
+            for match in _LINK.finditer(line):
+                memory_file.links.append((match["title"], match["target"], number))
+    if kind == "topic" and _is_native_memory(memory_file.frontmatter, name):
+        memory_file.kind = "native"
+        memory_file.entries = [_native_entry(memory_file)]
+        return memory_file
+    memory_file.entries = _entries(name, lines, memory_file.body_start)
+    return memory_file
+
+
+def native_type(frontmatter: dict[str, Any]) -> str | None:
+    value = frontmatter.get("type")
+    if value is None and isinstance(frontmatter.get("metadata"), dict):
+        value = frontmatter["metadata"].get("type")
+    return value if isinstance(value, str) and value in NATIVE_TYPES else None
+
+
+def _is_native_memory(frontmatter: dict[str, Any], name: str) -> bool:
+    base = name.rsplit("/", 1)[-1]
+    if base in TOPIC_TYPE:
+        return False
+    return bool(frontmatter.get("name")) and bool(frontmatter.get("description")) and native_type(frontmatter) is not None
+
+
+def _native_entry(memory_file: MemoryFile) -> Entry:
+    """A Claude Code memory file is one memory: its rule is the description and the body's lead."""
+    body = [line.strip() for line in memory_file.lines[memory_file.body_start :] if line.strip()]
+    lead = body[0] if body else ""
+    description = str(memory_file.frontmatter.get("description", ""))
+    text = description if not lead or lead.startswith(("**Why", "**How")) else f"{description} — {lead}"
+    return Entry(memory_file.name, memory_file.body_start, len(memory_file.lines), text.strip(), native=True)
+
+
+def _candidate_names(paths: MemoryPaths, memory_type: str, index: MemoryFile | None) -> list[str]:
+    memory_dir = paths.memory_dir
+    names: set[str] = set()
+    if memory_type == "project-root":
+        # A repository root holds README.md and friends: only dream's files and what the index links.
+        for base in (*TOPIC_TYPE,):
+            if (paths.topic_dir / base).exists():
+                names.add((paths.topic_dir / base).relative_to(memory_dir).as_posix())
+    else:
+        try:
+            listing = sorted(os.listdir(paths.topic_dir))
+        except OSError:
+            listing = []
+        for base in listing:
+            if not base.endswith(".md") or base == INDEX or base.startswith("."):
+                continue
+            if memory_type == "openclaw" and (_DAILY_LOG.match(base) or base in OPENCLAW_RESERVED):
+                continue
+            names.add((paths.topic_dir / base).relative_to(memory_dir).as_posix())
+    if index is not None:
+        for _, target, _ in index.links:
+            if _is_local_md(target):
+                candidate = (memory_dir / target).resolve()
+                try:
+                    rel = candidate.relative_to(memory_dir.resolve()).as_posix()
+                except ValueError:
+                    continue
+                if candidate.exists() and rel != INDEX and not (memory_type == "openclaw" and _DAILY_LOG.match(candidate.name)):
+                    names.add(rel)
+    return sorted(names)
+
+
+def _is_local_md(target: str) -> bool:
+    return target.endswith(".md") and "://" not in target and not target.startswith(("/", "#"))
+
+
+def load_memory(paths: MemoryPaths, memory_type: str) -> Memory:
+    """Read every memory file of a memory dir. Never raises for a bad file: it is marked unparsed."""
+    index = load_file(paths.index, INDEX, "index") if paths.index.exists() or paths.index.is_symlink() else None
+    files: dict[str, MemoryFile] = {}
+    archive_rel = paths.archive.relative_to(paths.memory_dir).as_posix()
+    for rel in _candidate_names(paths, memory_type, index):
+        kind = "archive" if rel == archive_rel else "topic"
+        files[rel] = load_file(paths.memory_dir / rel, rel, kind)
+    return Memory(paths, memory_type, files, index)

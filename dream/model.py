@@ -1,0 +1,53 @@
+"""The signal model: logistic weights over sentence features, shipped in the package as JSON.
+
+Trained by `scripts/train_signal_model.py` on `tests/data/signals-train-*.jsonl`; it loads offline
+in a few milliseconds and scores a sentence with a dictionary lookup per feature.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+from dream.defaults import CATEGORIES
+
+MODEL_RESOURCE = "signal_model.json"
+
+
+@dataclass(frozen=True)
+class SignalModel:
+    version: str
+    threshold: float
+    signal_weights: dict[str, float]
+    category_weights: dict[str, dict[str, float]]
+
+    def signal_probability(self, features: list[str]) -> float:
+        return _sigmoid(sum(self.signal_weights.get(f, 0.0) for f in features))
+
+    def category_probabilities(self, features: list[str]) -> dict[str, float]:
+        return {
+            category: _sigmoid(sum(weights.get(f, 0.0) for f in features))
+            for category, weights in self.category_weights.items()
+        }
+
+
+def _sigmoid(x: float) -> float:
+    if x < -40:
+        return 0.0
+    if x > 40:
+        return 1.0
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+@lru_cache(maxsize=1)
+def load_model() -> SignalModel:
+    raw = json.loads(resources.files("dream.data").joinpath(MODEL_RESOURCE).read_text(encoding="utf-8"))
+    return SignalModel(
+        version=str(raw["version"]),
+        threshold=float(raw["threshold"]),
+        signal_weights={k: float(v) for k, v in raw["signal"].items()},
+        category_weights={c: {k: float(v) for k, v in raw["categories"].get(c, {}).items()} for c in CATEGORIES},
+    )

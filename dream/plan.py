@@ -1,0 +1,289 @@
+"""CONSOLIDATE, second half, and PRUNE & INDEX: decide each proposal, then compute every file.
+
+A plan is complete before anything is written: every decision and every file's new text. A dry
+run prints it; a real run hands it to `apply`. Both go through this same code.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+
+from dream import defaults
+from dream.config import Config
+from dream.gather import Target
+from dream.index import IndexResult, build_index
+from dream.memory import ARCHIVE, TOPIC_DESCRIPTION, TOPIC_TYPE, Entry, Memory, MemoryFile
+from dream.proposals import ADD, ARCHIVE as ARCHIVE_ACTION, REDATE, REPLACE, UPDATE, Proposal, Refusal, propose
+from dream.redact import contains_secret, redact
+from dream.review import ReviewState
+
+APPLIED = "applied"
+PENDING = "pending"
+DROPPED = "dropped"
+
+
+@dataclass
+class Decision:
+    proposal: Proposal
+    outcome: str
+    why: str
+
+
+@dataclass
+class FileChange:
+    rel: str
+    path: Path
+    old: bytes | None
+    new: bytes
+    mode: int | None
+
+    def diff(self) -> str:
+        old = (self.old or b"").decode("utf-8", "replace").splitlines(keepends=True)
+        new = self.new.decode("utf-8", "replace").splitlines(keepends=True)
+        return "".join(
+            difflib.unified_diff(old, new, f"a/{self.rel}", f"b/{self.rel}" if self.new else "/dev/null")
+        )
+
+
+@dataclass
+class Archived:
+    text: str
+    file: str
+    reason: str
+
+
+@dataclass
+class Plan:
+    target: Target
+    memory: Memory
+    today: date
+    decisions: list[Decision] = field(default_factory=list)
+    refusals: list[Refusal] = field(default_factory=list)
+    changes: list[FileChange] = field(default_factory=list)
+    archived: list[Archived] = field(default_factory=list)
+    migrated: list[str] = field(default_factory=list)
+    redactions: list[str] = field(default_factory=list)
+    index: IndexResult | None = None
+
+    def outcome(self, outcome: str) -> list[Decision]:
+        return [d for d in self.decisions if d.outcome == outcome]
+
+    @property
+    def fingerprint(self) -> str:
+        return self.memory.fingerprint()
+
+
+def passes_gates(proposal: Proposal) -> list[str]:
+    """Why a proposal may not be applied without review (empty: it may)."""
+    why = list(proposal.hold)
+    if proposal.action == REDATE:
+        return why
+    if proposal.confidence < defaults.GATE_MIN_CONFIDENCE:
+        why.append(f"confidence {proposal.confidence:.2f} < {defaults.GATE_MIN_CONFIDENCE}")
+    if proposal.durability < defaults.GATE_MIN_DURABILITY:
+        why.append(f"durability {proposal.durability:.2f} < {defaults.GATE_MIN_DURABILITY}")
+    if proposal.change_risk > defaults.GATE_MAX_CHANGE_RISK:
+        why.append(f"change risk {proposal.change_risk:.2f} > {defaults.GATE_MAX_CHANGE_RISK}")
+    if proposal.sensitivity > defaults.GATE_MAX_SENSITIVITY:
+        why.append(f"sensitivity {proposal.sensitivity:.2f}")
+    if proposal.target is not None and is_pinned(proposal.target):
+        why.append("revises a pinned entry")
+    return why
+
+
+def is_pinned(entry: Entry) -> bool:
+    raw = entry.raw.lower()
+    return "(pinned)" in raw or "📌" in entry.raw or "<!-- pin" in raw
+
+
+def decide(proposals: list[Proposal], config: Config, review: ReviewState, approved: set[str]) -> list[Decision]:
+    decisions: list[Decision] = []
+    changes = 0
+    for proposal in proposals:
+        pid = proposal.id
+        policy = config.policies.get(proposal.category, "auto") if proposal.category else "auto"
+        if pid in review.rejected:
+            decisions.append(Decision(proposal, DROPPED, "rejected in review"))
+            continue
+        if policy == "off":
+            decisions.append(Decision(proposal, DROPPED, f"policy for {proposal.category} is off"))
+            continue
+        if pid in approved:
+            decisions.append(Decision(proposal, APPLIED, "approved in review"))
+            changes += 1
+            continue
+        why = passes_gates(proposal)
+        if policy == "review":
+            why.append(f"policy for {proposal.category} is review")
+        if not why and changes >= config.max_changes:
+            why.append(f"over the per-run cap of {config.max_changes} changes")
+        if why:
+            decisions.append(Decision(proposal, PENDING, "; ".join(why)))
+            continue
+        decisions.append(Decision(proposal, APPLIED, "passed the gates"))
+        changes += 1
+    return decisions
+
+
+def format_entry(text: str, day: str, source: str, confidence: str, updated: str | None = None,
+                 previously: str | None = None) -> str:
+    note = f" (Updated {updated}, previously: {previously})" if updated and previously else ""
+    tail = f" (source: {source}, confidence: {confidence})" if source else ""
+    return f"- [{day}] {text}{note}{tail}"
+
+
+def archive_line(entry_text: str, today: date, reason: str, original_date: str | None, source: str | None) -> str:
+    was = f"; dated {original_date}" if original_date else ""
+    src = f"; source: {source}" if source else ""
+    return f"- [{today.isoformat()}] {entry_text} (archived: {reason}{was}{src})"
+
+
+def new_topic_lines(rel: str, memory_type: str) -> list[str]:
+    base = rel.rsplit("/", 1)[-1]
+    title = base[:-3].capitalize()
+    lines: list[str] = []
+    if memory_type == "native":
+        lines += ["---", f"name: {title}", f"description: {TOPIC_DESCRIPTION.get(base, title)}",
+                  f"type: {TOPIC_TYPE.get(base, 'project')}", "---", ""]
+    lines += [f"# {title}", ""]
+    return lines
+
+
+class FileEditor:
+    """Line edits on one memory file, applied bottom-up so earlier line numbers stay valid."""
+
+    def __init__(self, memory_file: MemoryFile | None, rel: str, memory_type: str) -> None:
+        self.file = memory_file
+        self.rel = rel
+        self.lines = list(memory_file.lines) if memory_file else new_topic_lines(rel, memory_type)
+        self.replacements: dict[int, tuple[int, list[str]]] = {}
+        self.appended: list[str] = []
+
+    def replace(self, entry: Entry, new_lines: list[str]) -> None:
+        self.replacements[entry.line] = (entry.end, new_lines)
+
+    def remove(self, entry: Entry) -> None:
+        self.replacements[entry.line] = (entry.end, [])
+
+    def append(self, line: str) -> None:
+        self.appended.append(line)
+
+    def result(self) -> list[str]:
+        lines = list(self.lines)
+        for start in sorted(self.replacements, reverse=True):
+            end, new = self.replacements[start]
+            lines[start:end] = new
+        if self.appended:
+            while lines and not lines[-1].strip():
+                lines.pop()
+            last_is_item = bool(lines) and lines[-1].lstrip().startswith(("- ", "* ", "+ "))
+            if lines and not last_is_item:
+                lines.append("")
+            lines.extend(self.appended)
+        return lines
+
+
+@dataclass
+class _Edits:
+    memory: Memory
+    today: date
+    editors: dict[str, FileEditor] = field(default_factory=dict)
+    archived: list[Archived] = field(default_factory=list)
+
+    def editor(self, rel: str) -> FileEditor:
+        if rel not in self.editors:
+            self.editors[rel] = FileEditor(self.memory.files.get(rel), rel, self.memory.memory_type)
+        return self.editors[rel]
+
+    def archive(self, entry: Entry, reason: str) -> None:
+        rel = self.memory.rel(self.memory.paths.archive)
+        self.editor(rel).append(archive_line(entry.text, self.today, reason, entry.date, entry.source))
+        self.archived.append(Archived(entry.text, entry.file, reason))
+
+
+def _topic_rel(memory: Memory, base: str) -> str:
+    return memory.rel(memory.paths.topic_dir / base)
+
+
+def apply_decisions(edits: _Edits, decisions: list[Decision]) -> None:
+    memory = edits.memory
+    for decision in decisions:
+        if decision.outcome != APPLIED:
+            continue
+        p = decision.proposal
+        label = p.confidence_label
+        if p.action == ADD:
+            edits.editor(_topic_rel(memory, p.file)).append(format_entry(p.text, p.date, p.source, label))
+        elif p.action in (UPDATE, REDATE) and p.target is not None:
+            t = p.target
+            line = format_entry(p.text if p.action == REDATE else t.text, p.date, p.source, t.confidence or label,
+                                t.updated, t.previously)
+            edits.editor(t.file).replace(t, [line])
+        elif p.action == REPLACE and p.target is not None:
+            t = p.target
+            line = format_entry(p.text, p.date, p.source, label, p.date, t.text)
+            if t.native:
+                edits.editor(_topic_rel(memory, p.file)).append(line)
+            else:
+                edits.editor(t.file).replace(t, [line])
+            edits.archive(t, f"contradicted on {p.date} by: {p.text[:120]}")
+        elif p.action == ARCHIVE_ACTION and p.target is not None:
+            edits.editor(p.target.file).remove(p.target)
+            edits.archive(p.target, p.reason)
+
+
+def build_plan(
+    target: Target,
+    memory: Memory,
+    config: Config,
+    *,
+    today: date,
+    review: ReviewState,
+    approved: set[str] | None = None,
+    prune_missing_project: bool = False,
+) -> Plan:
+    plan = Plan(target, memory, today)
+    found = propose(memory, target.signals)
+    found.proposals.extend(review.restore(memory, {p.id for p in found.proposals}))
+    plan.refusals = found.refusals
+    plan.decisions = decide(found.proposals, config, review, approved or set())
+    edits = _Edits(memory, today)
+    apply_decisions(edits, plan.decisions)
+    for rel, memory_file in memory.files.items():
+        # A secret already sitting in a file dream manages is redacted by rewriting that file.
+        if memory_file.kind in ("topic", "archive") and contains_secret(memory_file.raw.decode("utf-8", "replace")):
+            edits.editor(rel)
+    plan.index = build_index(memory, edits, target, config, today, prune_missing_project)
+    plan.archived = edits.archived
+    plan.migrated = plan.index.migrated
+    _materialise(plan, edits)
+    return plan
+
+
+def _materialise(plan: Plan, edits: _Edits) -> None:
+    memory = plan.memory
+    outputs: dict[str, tuple[Path, MemoryFile | None, list[str]]] = {}
+    for rel, editor in edits.editors.items():
+        outputs[rel] = (memory.paths.memory_dir / rel, editor.file, editor.result())
+    assert plan.index is not None
+    outputs["MEMORY.md"] = (memory.paths.index, memory.index, plan.index.lines)
+    for rel, (path, original, lines) in sorted(outputs.items()):
+        if original is not None and original.kind == "unparsed":
+            continue  # never rewrite a file dream cannot read
+        newline = original.newline if original else "\n"
+        trailing = original.trailing_newline if original else True
+        text = newline.join(lines) + (newline if lines and trailing else "")
+        cleaned = redact(text)
+        if cleaned.changed:
+            plan.redactions.extend(f"{rel}: {r.kind}" for r in cleaned.redactions)
+            text = cleaned.text
+        data = text.encode("utf-8")
+        old = original.raw if original else None
+        if old == data:
+            continue
+        mode = original.mode if original else None
+        plan.changes.append(FileChange(rel, path, old, data, mode))
+

@@ -1,0 +1,228 @@
+"""CONSOLIDATE, first half: turn the window's signals into proposals against the memory.
+
+Each signal, oldest first, either restates a memory (update its date and source), contradicts one
+(replace it; the newer statement wins by timestamp), or is new. Signals of the same window are
+merged with each other the same way, so a preference said three times becomes one entry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import date
+
+from dream.dates import absolutize, has_relative_date
+from dream.memory import TOPIC_FILES, Entry, Memory
+from dream.signals import Signal
+from dream.similarity import Statement, TermIndex, analyse, contradiction, is_duplicate
+
+ADD = "add"
+UPDATE = "update"
+REPLACE = "replace"
+ARCHIVE = "archive"
+REDATE = "redate"
+
+
+@dataclass
+class Proposal:
+    action: str
+    category: str
+    file: str  # topic file (relative to the memory dir) the entry lives or will live in
+    text: str
+    date: str
+    source: str
+    confidence: float
+    durability: float
+    change_risk: float
+    sensitivity: float
+    reason: str
+    target: Entry | None = None  # the existing entry updated, replaced or archived
+    previously: str | None = None
+    hold: list[str] = field(default_factory=list)  # why it must wait for review
+    session_id: str = ""
+    uuid: str = ""
+    timestamp: str = ""
+    redactions: tuple[str, ...] = ()
+    restatements: int = 0
+
+    @property
+    def id(self) -> str:
+        """Stable across runs over the same input, so review decisions stick."""
+        target = f"{self.target.file}:{self.target.key}" if self.target else ""
+        basis = f"{self.action}\0{self.file}\0{self.text}\0{target}"
+        return hashlib.sha256(basis.encode()).hexdigest()[:10]
+
+    @property
+    def confidence_label(self) -> str:
+        return "high" if self.confidence >= 0.85 else "medium"
+
+
+@dataclass
+class Refusal:
+    text: str
+    reason: str  # duplicate | superseded | invalid | unsafe | ...
+    detail: str = ""
+
+
+@dataclass
+class Proposals:
+    proposals: list[Proposal]
+    refusals: list[Refusal]
+
+
+def source_label(signal: Signal) -> str:
+    return f"session {signal.timestamp[:10]} {signal.session_id[:8]} msg {signal.uuid[:8]}".rstrip()
+
+
+def entry_date(entry: Entry) -> str:
+    return entry.updated or entry.date or ""
+
+
+def propose(memory: Memory, signals: list[Signal]) -> Proposals:
+    proposals: list[Proposal] = []
+    refusals: list[Refusal] = []
+    # Working set: current entries, then this run's additions, each with its analysis.
+    items: list[tuple[Entry | Proposal, Statement]] = []
+    index = TermIndex()
+    for entry in memory.entries:
+        statement = analyse(entry.text)
+        index.add(len(items), statement)
+        items.append((entry, statement))
+
+    for entry in memory.entries:
+        if entry.date and not entry.native and has_relative_date(entry.text):
+            fixed, _ = absolutize(entry.text, date.fromisoformat(entry.date))
+            if fixed != entry.text:
+                proposals.append(_redate(entry, fixed))
+
+    for signal in sorted(signals, key=lambda s: (s.timestamp, s.uuid, s.text)):
+        day = signal.timestamp[:10]
+        text, _ = absolutize(signal.text, date.fromisoformat(day))
+        statement = analyse(text)
+        if not statement.terms:
+            refusals.append(Refusal(text, "invalid", "no content words"))
+            continue
+        duplicate_of: Entry | Proposal | None = None
+        contradicted: list[tuple[Entry | Proposal, str, bool]] = []
+        for i in sorted(index.candidates(statement)):
+            item, other = items[i]
+            found = contradiction(statement, other)
+            if found is not None:
+                contradicted.append((item, found[0], found[1]))
+            elif duplicate_of is None and is_duplicate(statement, other):
+                duplicate_of = item
+        if contradicted:
+            for item, term, explicit in contradicted:
+                older = item.date if isinstance(item, Proposal) else entry_date(item)
+                if older and older > day:
+                    refusals.append(Refusal(text, "superseded", f"memory says otherwise since {older}"))
+                    break
+            else:
+                proposal = _replace(signal, text, contradicted, proposals, refusals)
+                index.add(len(items), statement)
+                items.append((proposal, statement))
+            continue
+        if duplicate_of is not None:
+            _restated(duplicate_of, signal, text, proposals, refusals)
+            continue
+        proposal = _from_signal(ADD, signal, text, "new")
+        proposals.append(proposal)
+        index.add(len(items), statement)
+        items.append((proposal, statement))
+    return Proposals(proposals, refusals)
+
+
+def _from_signal(action: str, signal: Signal, text: str, reason: str) -> Proposal:
+    hold = []
+    if signal.redactions:
+        hold.append("a secret was redacted: " + ", ".join(signal.redactions))
+    if signal.unsafe:
+        hold.append("text that tries to instruct the agent: " + ", ".join(signal.unsafe))
+    return Proposal(
+        action=action,
+        category=signal.category,
+        file=TOPIC_FILES[signal.category],
+        text=text,
+        date=signal.timestamp[:10],
+        source=source_label(signal),
+        confidence=signal.confidence,
+        durability=signal.durability,
+        change_risk=signal.change_risk,
+        sensitivity=signal.sensitivity,
+        reason=reason,
+        hold=hold,
+        session_id=signal.session_id,
+        uuid=signal.uuid,
+        timestamp=signal.timestamp,
+        redactions=signal.redactions,
+    )
+
+
+def _redate(entry: Entry, fixed: str) -> Proposal:
+    return Proposal(
+        action=REDATE,
+        category="",
+        file=entry.file,
+        text=fixed,
+        date=entry.date or "",
+        source=entry.source or "",
+        confidence=1.0,
+        durability=1.0,
+        change_risk=0.0,
+        sensitivity=0.0,
+        reason="relative date made absolute against the entry's own date",
+        target=entry,
+    )
+
+
+def _restated(
+    item: Entry | Proposal, signal: Signal, text: str, proposals: list[Proposal], refusals: list[Refusal]
+) -> None:
+    day = signal.timestamp[:10]
+    if isinstance(item, Proposal):
+        # Said again in the same window: one entry, dated and attributed to the latest saying.
+        item.restatements += 1
+        if day >= item.date:
+            item.date, item.source = day, source_label(signal)
+            item.session_id, item.uuid, item.timestamp = signal.session_id, signal.uuid, signal.timestamp
+        item.confidence = max(item.confidence, signal.confidence)
+        item.durability = max(item.durability, signal.durability)
+        refusals.append(Refusal(text, "duplicate", f"restates a proposal of this run: {item.text[:80]}"))
+        return
+    if item.native or day <= entry_date(item):
+        refusals.append(Refusal(text, "duplicate", f"already in {item.file}: {item.text[:80]}"))
+        return
+    proposal = _from_signal(UPDATE, signal, item.text, f"restated; refreshes the entry in {item.file}")
+    proposal.file, proposal.target, proposal.category = item.file, item, proposal.category
+    proposals.append(proposal)
+
+
+def _replace(
+    signal: Signal,
+    text: str,
+    contradicted: list[tuple[Entry | Proposal, str, bool]],
+    proposals: list[Proposal],
+    refusals: list[Refusal],
+) -> Proposal:
+    first, term, explicit = contradicted[0]
+    if isinstance(first, Proposal):
+        # Contradicts something said earlier in this window: the later statement simply wins.
+        proposals.remove(first) if first in proposals else None
+        refusals.append(Refusal(first.text, "superseded", f"contradicted later in the window: {text[:80]}"))
+        proposal = _from_signal(ADD, signal, text, "new (supersedes an earlier statement of this window)")
+        proposals.append(proposal)
+        return proposal
+    proposal = _from_signal(REPLACE, signal, text, f"contradicts {first.file} on '{term}'; the newer statement wins")
+    proposal.file, proposal.target, proposal.previously = first.file, first, first.text
+    if not explicit:
+        proposal.hold.append(f"implicit contradiction on '{term}' (no explicit change in the words)")
+    if first.native:
+        proposal.hold.append(f"contradicts Claude Code's own memory file {first.file}")
+        proposal.file = TOPIC_FILES[signal.category]
+    proposals.append(proposal)
+    for other, other_term, _ in contradicted[1:]:
+        if isinstance(other, Entry) and not other.native:
+            extra = _from_signal(ARCHIVE, signal, other.text, f"contradicted on '{other_term}' by: {text[:80]}")
+            extra.file, extra.target = other.file, other
+            proposals.append(extra)
+    return proposal

@@ -1,0 +1,185 @@
+"""GATHER SIGNAL: turn one user message into signals (DESIGN.md §4).
+
+A message is split into prose sentences; the shipped model scores each; sentences above the
+threshold become signals with a category, a confidence and the scores the gates use. Secrets are
+redacted and agent-steering text neutralised before a signal exists, so nothing downstream
+(digest cache, proposals, report) can hold either.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from dream import defaults
+from dream.features import CUES, sentence_features
+from dream.model import load_model
+from dream.redact import redact
+from dream.safety import neutralise
+from dream.sentences import QUOTE_PLACEHOLDER, split_sentences, strip_inline_code
+from dream.transcripts import UserMessage
+
+JSON_KEYS = (
+    "project",
+    "session_id",
+    "uuid",
+    "timestamp",
+    "category",
+    "text",
+    "confidence",
+    "durability",
+    "change_risk",
+    "sensitivity",
+)
+
+_VOLATILE = re.compile(
+    r"\bfor now\b|\bcurrently\b|\bat the moment\b|\bright now\b|\buntil\b|\btemporar|\bthis (?:week|sprint|"
+    r"month|quarter)\b|\bfor the time being\b|\bstill\b|\bnot yet\b|\bfor the moment\b|\btoday\b|\btomorrow\b",
+    re.IGNORECASE,
+)
+_PERSONAL = re.compile(
+    r"[\w.+-]+@[\w-]+\.[\w.]+|\+?\d[\d\s().-]{8,}\d|\b(?:salary|diagnos|medical|pregnan|divorce|"
+    r"home address|social security|passport)\b",
+    re.IGNORECASE,
+)
+_EXPLICIT = ("durable", "rule_verb", "preference", "decision", "we_state", "correction", "pattern")
+
+
+@dataclass(frozen=True)
+class Signal:
+    project: str
+    session_id: str
+    uuid: str
+    timestamp: str
+    category: str
+    text: str
+    confidence: float
+    durability: float
+    change_risk: float
+    sensitivity: float
+    categories: tuple[str, ...] = ()
+    # Kinds of secret removed from the text (never the values).
+    redactions: tuple[str, ...] = ()
+    # Why the text had to be neutralised (agent-steering content); such a signal is never auto-applied.
+    unsafe: tuple[str, ...] = ()
+
+    def public_json(self) -> dict[str, Any]:
+        """The keys DESIGN.md §7 promises for `signals --json`."""
+        data = asdict(self)
+        return {key: data[key] for key in JSON_KEYS}
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        for key in ("categories", "redactions", "unsafe"):
+            data[key] = list(data[key])
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Signal:
+        return cls(
+            **{k: data[k] for k in JSON_KEYS},
+            categories=tuple(data.get("categories", ())),
+            redactions=tuple(data.get("redactions", ())),
+            unsafe=tuple(data.get("unsafe", ())),
+        )
+
+
+@dataclass(frozen=True)
+class ScoredSentence:
+    text: str
+    probability: float
+    categories: tuple[str, ...]
+    cues: tuple[str, ...]
+
+
+def score_message(text: str) -> list[ScoredSentence]:
+    """Every prose sentence of a message with its signal probability, best category first."""
+    model = load_model()
+    sentences = split_sentences(text)
+    is_question = text.rstrip().endswith("?")
+    scored = []
+    for sentence in sentences:
+        feats = sentence_features(sentence, is_question, len(sentences))
+        probability = model.signal_probability(feats)
+        by_category = model.category_probabilities(feats)
+        ranked = sorted(by_category, key=lambda c: -by_category[c])
+        chosen = tuple(c for c in ranked if by_category[c] >= 0.5) or (ranked[0],)
+        cues = tuple(name for name in CUES if f"cue:{name}" in feats)
+        scored.append(ScoredSentence(sentence, probability, chosen, cues))
+    return scored
+
+
+def is_signal_message(text: str) -> bool:
+    """Detection at message level: does any sentence of it pass the threshold?"""
+    threshold = load_model().threshold
+    return any(s.probability >= threshold for s in score_message(text))
+
+
+def _clip(text: str, limit: int = defaults.SIGNAL_MAX_CHARS) -> str:
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1].rsplit(" ", 1)[0]
+    return cut.rstrip(",;:") + "…"
+
+
+def _scores(sentence: ScoredSentence, redacted: bool) -> tuple[float, float, float, float]:
+    cues = set(sentence.cues)
+    explicit = bool(cues & set(_EXPLICIT)) and "question" not in cues
+    if explicit and sentence.probability >= 0.75:
+        confidence = 0.9 + 0.09 * sentence.probability
+    else:
+        confidence = 0.55 + 0.3 * sentence.probability
+    durability = 0.78
+    if "durable" in cues or "we_state" in cues:
+        durability += 0.15
+    if "rule_verb" in cues or "preference" in cues or "decision" in cues:
+        durability += 0.07
+    if "oneoff" in cues:
+        durability -= 0.25
+    change_risk = 0.1
+    if _VOLATILE.search(sentence.text):
+        change_risk += 0.35
+        durability -= 0.15
+    if "question" in cues:
+        change_risk += 0.2
+    sensitivity = 1.0 if redacted else 0.6 if _PERSONAL.search(sentence.text) else 0.05
+    return (
+        round(min(confidence, 0.99), 3),
+        round(max(0.0, min(durability, 0.99)), 3),
+        round(min(change_risk, 1.0), 3),
+        sensitivity,
+    )
+
+
+def extract_signals(message: UserMessage, project: str) -> list[Signal]:
+    """The signals of one user message, redacted and neutralised."""
+    threshold = load_model().threshold
+    signals = []
+    for sentence in score_message(message.text):
+        if sentence.probability < threshold:
+            continue
+        text = strip_inline_code(sentence.text).replace(QUOTE_PLACEHOLDER, "…")
+        redaction = redact(text)
+        safe_text, unsafe = neutralise(redaction.text)
+        if len(safe_text) < 3:
+            continue
+        confidence, durability, change_risk, sensitivity = _scores(sentence, redaction.changed)
+        signals.append(
+            Signal(
+                project=project,
+                session_id=message.session_id,
+                uuid=message.uuid,
+                timestamp=message.timestamp.isoformat().replace("+00:00", "Z"),
+                category=sentence.categories[0],
+                text=_clip(safe_text),
+                confidence=confidence,
+                durability=durability,
+                change_risk=change_risk,
+                sensitivity=sensitivity,
+                categories=sentence.categories,
+                redactions=tuple(sorted({r.kind for r in redaction.redactions})),
+                unsafe=unsafe,
+            )
+        )
+    return signals

@@ -1,0 +1,229 @@
+"""Lexical evidence for "same meaning" and "contradicts": normalised terms, key terms, polarity.
+
+Decided in code, not by guess: two statements are duplicates when their content words overlap
+enough and their key terms (tools, versions) agree; a new statement contradicts an old one when it
+names one of the old one's key terms negatively ("pnpm, not npm", "switch from Celery to
+Dramatiq"), or asserts another member of the same exclusive group (tabs vs spaces).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+_WORD = re.compile(r"[a-z0-9][a-z0-9+#._-]*[a-z0-9+#]|[a-z0-9]")
+STOPWORDS = frozenset(
+    """a an the and or but if then else of to in on at by for with from into onto over under as is are was
+    were be been being it its this that these those there here we our us you your i me my they them their
+    he she his her do does did done have has had will would should could can may might must shall not no
+    never always just also so very too all any some each every more most less least only own same than
+    such what which who whom when where why how about after before again further once up down out off
+    please pls ok okay use uses used using make sure keep let lets let's want wants prefer prefers like
+    likes don't dont doesn't isn't aren't won't can't now from_now going forward things thing stuff
+    everything anything something really actually""".split()
+)
+# Exclusive groups: asserting one member positively contradicts asserting another.
+EXCLUSIVE_GROUPS: tuple[frozenset[str], ...] = (
+    frozenset({"tabs", "spaces"}),
+    frozenset({"npm", "pnpm", "yarn", "bun"}),
+    frozenset({"pip", "uv", "poetry", "pipenv", "conda", "pdm"}),
+    frozenset({"celery", "dramatiq", "rq", "huey", "arq"}),
+    frozenset({"jest", "vitest", "mocha"}),
+    frozenset({"black", "yapf", "autopep8"}),
+    frozenset({"camelcase", "snake_case", "kebab-case", "pascalcase"}),
+    frozenset({"webpack", "vite", "parcel", "esbuild", "rollup"}),
+    frozenset({"circleci", "jenkins", "travis", "buildkite", "gitlab-ci", "github-actions"}),
+    frozenset({"postgres", "mysql", "sqlite", "mongodb", "mariadb"}),
+    frozenset({"requests", "httpx", "aiohttp"}),
+    frozenset({"unittest", "pytest", "nose"}),
+    frozenset({"merge", "rebase", "squash"}),
+)
+GROUP_OF = {member: group for group in EXCLUSIVE_GROUPS for member in group}
+SYNONYMS = {
+    "postgresql": "postgres",
+    "psql": "postgres",
+    "pg": "postgres",
+    "tab": "tabs",
+    "space": "spaces",
+    "indentation": "indent",
+    "js": "javascript",
+    "ts": "typescript",
+    "k8s": "kubernetes",
+    "gh": "github",
+    "camelcased": "camelcase",
+    "snakecase": "snake_case",
+}
+KNOWN_TOOLS = frozenset(
+    """python node deno golang rust java kotlin swift ruby rails django flask fastapi react vue svelte angular
+    next nuxt tailwind bootstrap docker podman kubernetes helm terraform pulumi ansible aws gcp azure
+    fly.io vercel netlify heroku redis kafka rabbitmq nats sentry datadog grafana prometheus graphql grpc
+    rest openapi eslint prettier ruff mypy pyright flake8 isort typescript javascript github gitlab
+    bitbucket actions jira linear slack sqlalchemy prisma drizzle alembic storybook cypress playwright
+    selenium nginx caddy apache celery""".split()
+) | frozenset(GROUP_OF)
+_NEGATORS = frozenset({"not", "never", "no", "don't", "dont", "avoid", "without", "stop", "drop", "ditch",
+                       "instead", "rather", "over", "from", "replace", "replaced", "nor", "against", "nicht",
+                       "kein", "keine", "pas", "jamais", "nunca", "não", "ban", "banned", "forbid", "remove"})
+_VERSION = re.compile(r"^v?\d+(?:\.\d+)+$|^v\d+$")
+_CHANGE = re.compile(
+    r"\bnot\b|\binstead\b|\brather than\b|\bno longer\b|\bswitch|\bmov(?:e|ed|ing) (?:to|from|off)|"
+    r"\bmigrat|\breplac|\bover\b|\bnever\b|\bdon'?t\b|\bstop\b|\bdrop|\bditch|\bfrom\b.+\bto\b|"
+    r"\banymore\b|\bany more\b",
+    re.IGNORECASE,
+)
+
+
+def stem(word: str) -> str:
+    word = SYNONYMS.get(word, word)
+    if word in KNOWN_TOOLS or len(word) <= 4 or not word.isalpha():
+        return word
+    for suffix in ("ations", "ation", "ings", "ing", "edly", "ies", "ied", "ed", "es", "ly", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            base = word[: -len(suffix)]
+            return base + "y" if suffix in ("ies", "ied") else base
+    return word
+
+
+def words(text: str) -> list[str]:
+    return [SYNONYMS.get(w, w).strip("._-") for w in _WORD.findall(text.lower().replace("github actions", "github-actions").replace("gitlab ci", "gitlab-ci"))]
+
+
+def content_terms(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in words(text) if w and w not in STOPWORDS)
+
+
+def is_key_term(term: str) -> bool:
+    return term in KNOWN_TOOLS or bool(_VERSION.match(term))
+
+
+@dataclass(frozen=True)
+class Statement:
+    """What the similarity rules need to know of an entry or a signal, computed once."""
+
+    terms: frozenset[str]
+    keys: frozenset[str]
+    positive: frozenset[str]  # key terms asserted
+    negative: frozenset[str]  # key terms named as what not to use / what was replaced
+    explicit_change: bool
+
+
+def analyse(text: str) -> Statement:
+    tokens = words(text)
+    positive: set[str] = set()
+    negative: set[str] = set()
+    lowered = text.lower()
+    for i, token in enumerate(tokens):
+        term = stem(token)
+        if not is_key_term(term):
+            continue
+        window = tokens[max(0, i - 3) : i]
+        # "from X to Y": X is what was left behind; "X over Y": Y is rejected.
+        negated = any(w in _NEGATORS for w in window)
+        if negated and "from" in window and i + 1 < len(tokens) and tokens[i + 1] != "to":
+            negated = "to" in tokens[i + 1 : i + 4] or "from" == window[-1]
+        (negative if negated else positive).add(term)
+    for pattern in (r"(\S+) is overkill", r"(\S+) is deprecated", r"no more (\S+)", r"(\S+) is gone"):
+        for match in re.finditer(pattern, lowered):
+            term = stem(SYNONYMS.get(match.group(1).strip(".,;:"), match.group(1).strip(".,;:")))
+            if is_key_term(term):
+                negative.add(term)
+                positive.discard(term)
+    positive -= negative
+    terms = content_terms(text)
+    return Statement(
+        terms=terms,
+        keys=frozenset(t for t in terms if is_key_term(t)),
+        positive=frozenset(positive),
+        negative=frozenset(negative),
+        explicit_change=bool(_CHANGE.search(text)),
+    )
+
+
+def similarity(a: Statement, b: Statement) -> float:
+    """Jaccard over content terms, key terms counted twice."""
+    if not a.terms or not b.terms:
+        return 0.0
+    shared = a.terms & b.terms
+    union = a.terms | b.terms
+    bonus = len(shared & (a.keys | b.keys))
+    return (len(shared) + bonus) / (len(union) + bonus)
+
+
+def is_duplicate(new: Statement, old: Statement, threshold: float = 0.5) -> bool:
+    if new.negative & old.positive or old.negative & new.positive:
+        return False
+    if _group_conflict(new, old):
+        return False
+    versions_new = {k for k in new.keys if _VERSION.match(k)}
+    versions_old = {k for k in old.keys if _VERSION.match(k)}
+    if versions_new and versions_old and versions_new != versions_old:
+        return False
+    score = similarity(new, old)
+    if score >= threshold:
+        return True
+    # A short restatement whose every content word is in the old entry ("pnpm only" vs a long rule).
+    smaller, larger = (new, old) if len(new.terms) <= len(old.terms) else (old, new)
+    return len(smaller.terms) >= 2 and smaller.terms <= larger.terms and bool(smaller.keys & larger.keys)
+
+
+def _group_conflict(new: Statement, old: Statement) -> set[str]:
+    conflicts = set()
+    for term in new.positive:
+        group = GROUP_OF.get(term)
+        if group is None:
+            continue
+        for other in old.positive & group:
+            if other != term and other not in new.positive:
+                conflicts.add(other)
+    return conflicts
+
+
+def contradiction(new: Statement, old: Statement) -> tuple[str, bool] | None:
+    """(the old key term the new statement rejects, whether the change is explicit), or None."""
+    rejected = new.negative & old.positive
+    if rejected:
+        return sorted(rejected)[0], True
+    conflicts = _group_conflict(new, old)
+    if conflicts:
+        return sorted(conflicts)[0], new.explicit_change
+    return None
+
+
+class TermIndex:
+    """Inverted index from terms to items, so matching costs what the shared terms cost."""
+
+    def __init__(self) -> None:
+        self._postings: dict[str, list[int]] = defaultdict(list)
+        self._count = 0
+
+    def add(self, item: int, statement: Statement) -> None:
+        self._count += 1
+        for term in statement.terms | statement.negative:
+            self._postings[term].append(item)
+
+    def candidates(self, statement: Statement, limit_fraction: float = 0.05) -> set[int]:
+        found: set[int] = set()
+        common = max(50, int(self._count * limit_fraction))
+        for term in statement.terms | statement.negative:
+            posting = self._postings.get(term)
+            if not posting:
+                continue
+            # A term shared with a large part of memory says little; key terms always count.
+            if len(posting) > common and not is_key_term(term):
+                continue
+            found.update(posting)
+        for term in statement.positive:
+            group = GROUP_OF.get(term)
+            if group:
+                for member in group:
+                    found.update(self._postings.get(member, ()))
+        return found
+
+
+def all_terms(texts: Iterable[str]) -> set[str]:
+    out: set[str] = set()
+    for text in texts:
+        out |= content_terms(text)
+    return out

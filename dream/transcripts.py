@@ -1,0 +1,322 @@
+"""Read transcripts and yield only the user's own typed words (DESIGN.md §3).
+
+Real Claude Code transcripts are mostly bytes of other kinds: `api-request-blob` copies of every
+request, attachments, tool results holding whole files. Lines are filtered on raw bytes before any
+JSON is parsed. The byte patterns below contain unescaped quotes, so they can only match JSON
+structure, never the inside of a string value (where a quote is always written `\\"`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from dream import defaults
+
+# A user entry written by any client version has one of these (compact JSON from the client,
+# spaced JSON from hand-made or re-serialised files).
+_USER_TYPE = (b'"type":"user"', b'"type": "user"')
+# Structure keys that mark an entry which can never hold the user's typed words.
+_NEVER_USER_TEXT = (
+    b'"toolUseResult":',
+    b'"isMeta":true',
+    b'"isSidechain":true',
+    b'"isCompactSummary":true',
+    b'"isVisibleInTranscriptOnly":true',
+)
+_OPENCLAW_USER = (b'"role":"user"', b'"role": "user"')
+
+# Messages that are the client's wrappers around a slash command or a `!` shell command.
+_WRAPPER_TAGS = (
+    "<command-name>",
+    "<command-message>",
+    "<command-args>",
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<bash-input>",
+    "<bash-stdout>",
+    "<bash-stderr>",
+)
+_STRIPPED_BLOCKS = re.compile(
+    r"<(system-reminder|user-prompt-submit-hook)>.*?(</\1>|\Z)", re.DOTALL | re.IGNORECASE
+)
+_INTERRUPTED = "[Request interrupted by user"
+
+
+@dataclass(frozen=True)
+class UserMessage:
+    session_id: str
+    uuid: str
+    timestamp: datetime
+    cwd: str | None
+    text: str
+
+
+@dataclass
+class ReadStats:
+    """What a read saw and skipped, so the report can say why lines were not used."""
+
+    files: int = 0
+    bytes: int = 0
+    lines: int = 0
+    user_messages: int = 0
+    malformed_lines: int = 0
+    oversized_lines: int = 0
+    invalid_utf8_lines: int = 0
+    truncated_last_lines: int = 0
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
+
+    def add(self, other: ReadStats) -> None:
+        self.files += other.files
+        self.bytes += other.bytes
+        self.lines += other.lines
+        self.user_messages += other.user_messages
+        self.malformed_lines += other.malformed_lines
+        self.oversized_lines += other.oversized_lines
+        self.invalid_utf8_lines += other.invalid_utf8_lines
+        self.truncated_last_lines += other.truncated_last_lines
+        self.unreadable.extend(other.unreadable)
+
+
+def parse_timestamp(value: object) -> datetime | None:
+    """ISO-8601 text (`2026-11-29T15:04:39.800Z`) or epoch milliseconds, as an aware UTC datetime."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        seconds = value / 1000 if value > 1e11 else value
+        try:
+            return datetime.fromtimestamp(seconds, tz=timezone.utc)
+        except (OverflowError, OSError, ValueError):
+            return None
+    if not isinstance(value, str) or len(value) < 10:
+        return None
+    text = value.strip()
+    if text.endswith("Z"):
+        text = text[:-1] + "+00:00"
+    try:
+        stamp = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    if stamp.tzinfo is None:
+        stamp = stamp.replace(tzinfo=timezone.utc)
+    return stamp.astimezone(timezone.utc)
+
+
+def clean_user_text(text: str) -> str | None:
+    """The user's words with client-inserted blocks removed; None when nothing of theirs is left."""
+    stripped = text.lstrip()
+    if stripped.startswith(_WRAPPER_TAGS) or stripped.startswith(_INTERRUPTED):
+        return None
+    if "<" in text:
+        text = _STRIPPED_BLOCKS.sub("", text)
+    text = text.strip()
+    return text or None
+
+
+def _content_text(content: Any) -> str | None:
+    """A string, or the `text` blocks of a content list. Any `tool_result` block disqualifies it."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return None
+    parts: list[str] = []
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind == "text" and isinstance(block.get("text"), str):
+            parts.append(block["text"])
+        elif kind in ("tool_result", "toolResult"):
+            return None
+    return "\n".join(parts) if parts else None
+
+
+def _iter_lines(path: Path, stats: ReadStats) -> Iterator[bytes]:
+    """Raw lines of a file, without reading an oversized line into memory."""
+    limit = defaults.MAX_USER_LINE_BYTES
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed in finally; a generator needs this shape
+    except OSError as exc:
+        stats.unreadable.append((str(path), exc.strerror or exc.__class__.__name__))
+        return
+    try:
+        stats.files += 1
+        while True:
+            try:
+                line = handle.readline(limit)
+            except OSError as exc:  # the file vanished or its disk failed mid-read
+                stats.unreadable.append((str(path), exc.strerror or exc.__class__.__name__))
+                return
+            if not line:
+                return
+            stats.bytes += len(line)
+            if len(line) >= limit and not line.endswith(b"\n"):
+                # Too long to be typed text: skip the rest of it without keeping it.
+                stats.oversized_lines += 1
+                stats.lines += 1
+                while True:
+                    rest = handle.readline(limit)
+                    stats.bytes += len(rest)
+                    if not rest or rest.endswith(b"\n"):
+                        break
+                continue
+            stats.lines += 1
+            if not line.endswith(b"\n"):
+                # The client may be writing this line right now; a complete JSON object still counts.
+                try:
+                    json.loads(line)
+                except ValueError:
+                    stats.truncated_last_lines += 1
+                    return
+            yield line
+    finally:
+        handle.close()
+
+
+def _parse(line: bytes, stats: ReadStats) -> dict[str, Any] | None:
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        stats.invalid_utf8_lines += 1
+        text = line.decode("utf-8", "replace")
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError):
+        stats.malformed_lines += 1
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+def read_claude_transcript(
+    path: Path, stats: ReadStats, since: datetime | None = None
+) -> Iterator[UserMessage]:
+    """The user's typed messages in a Claude Code transcript (2.1.x and 1.0.x formats)."""
+    fallback_session = path.stem
+    for line in _iter_lines(path, stats):
+        if not any(marker in line for marker in _USER_TYPE):
+            if line.strip() and line.lstrip()[:1] != b"{":
+                stats.malformed_lines += 1
+            continue
+        if any(marker in line for marker in _NEVER_USER_TEXT):
+            continue
+        entry = _parse(line, stats)
+        if entry is None or entry.get("type") != "user":
+            continue
+        if entry.get("isSidechain") or entry.get("isMeta") or entry.get("isCompactSummary"):
+            continue
+        message = entry.get("message")
+        if not isinstance(message, dict) or message.get("role", "user") != "user":
+            continue
+        raw = _content_text(message.get("content"))
+        text = clean_user_text(raw) if raw else None
+        if text is None:
+            continue
+        stamp = parse_timestamp(entry.get("timestamp"))
+        if stamp is None or (since is not None and stamp < since):
+            continue
+        stats.user_messages += 1
+        cwd = entry.get("cwd")
+        yield UserMessage(
+            session_id=str(entry.get("sessionId") or fallback_session),
+            uuid=str(entry.get("uuid") or ""),
+            timestamp=stamp,
+            cwd=cwd if isinstance(cwd, str) else None,
+            text=text,
+        )
+
+
+def read_openclaw_session(
+    path: Path, stats: ReadStats, since: datetime | None = None
+) -> Iterator[UserMessage]:
+    """User messages of an OpenClaw agent session (`{"type":"message","message":{"role":"user"}}`)."""
+    session_id = path.stem
+    cwd: str | None = None
+    for line in _iter_lines(path, stats):
+        is_header = b'"type":"session"' in line or b'"type": "session"' in line
+        if not is_header and not any(marker in line for marker in _OPENCLAW_USER):
+            continue
+        entry = _parse(line, stats)
+        if entry is None:
+            continue
+        if entry.get("type") == "session":
+            session_id = str(entry.get("id") or session_id)
+            cwd = entry.get("cwd") if isinstance(entry.get("cwd"), str) else cwd
+            continue
+        message = entry.get("message")
+        if entry.get("type") != "message" or not isinstance(message, dict):
+            continue
+        if message.get("role") != "user":
+            continue
+        raw = _content_text(message.get("content"))
+        text = clean_user_text(raw) if raw else None
+        stamp = parse_timestamp(entry.get("timestamp") or message.get("timestamp"))
+        if text is None or stamp is None or (since is not None and stamp < since):
+            continue
+        stats.user_messages += 1
+        yield UserMessage(session_id, str(entry.get("id") or ""), stamp, cwd, text)
+
+
+_DAILY_LOG_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
+# The agent writes daily logs in the third person ("Rowan corrected me: use uv"). What follows
+# such a lead-in is the person's statement; lines without one are the agent's own notes.
+_REPORTED_SPEECH = re.compile(
+    r"^\s*(?:[-*]\s+)?(?:\*\*)?(?:\d{1,2}:\d{2}\s*[-–—]?\s*)?"
+    r"(?P<who>[A-Z][\w.'-]*(?:\s[A-Z][\w.'-]*)?|[Tt]he user|[Uu]ser)\s+"
+    r"(?:said|says|told me|asked me to|asked that|corrected me|wants|prefers|decided|noted|"
+    r"mentioned|reminded me|insisted|confirmed|explained|clarified)"
+    r"(?:\s+(?:that|to))?\s*[:,-]?\s*(?P<said>.+)$"
+)
+
+
+def daily_log_date(path: Path) -> date | None:
+    match = _DAILY_LOG_NAME.match(path.name)
+    if not match:
+        return None
+    try:
+        return date(int(match[1]), int(match[2]), int(match[3]))
+    except ValueError:
+        return None
+
+
+def read_daily_log(path: Path, stats: ReadStats, since: datetime | None = None) -> Iterator[UserMessage]:
+    """Statements attributed to the person in an OpenClaw daily log `memory/YYYY-MM-DD.md`."""
+    day = daily_log_date(path)
+    if day is None:
+        return
+    stamp = datetime(day.year, day.month, day.day, 12, tzinfo=timezone.utc)
+    if since is not None and stamp < since:
+        return
+    for number, line in enumerate(_iter_lines(path, stats), start=1):
+        text = line.decode("utf-8", "replace").strip()
+        match = _REPORTED_SPEECH.match(text)
+        if not match:
+            continue
+        said = clean_user_text(match["said"].strip().strip('"“”').rstrip("*").strip())
+        if not said:
+            continue
+        stats.user_messages += 1
+        yield UserMessage(f"log-{day.isoformat()}", f"{path.name}:{number}", stamp, None, said)
+
+
+def file_signature(path: Path) -> tuple[int, int, str] | None:
+    """(size, mtime_ns, identity of the last event): enough to tell that a session file changed."""
+    try:
+        info = os.stat(path)
+        with open(path, "rb") as handle:
+            if info.st_size > 512:
+                handle.seek(info.st_size - 512)
+            tail = handle.read(512)
+    except OSError:
+        return None
+    last = tail.rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    return info.st_size, info.st_mtime_ns, _hash_bytes(last)
+
+
+def _hash_bytes(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.blake2b(data, digest_size=8).hexdigest()

@@ -1,0 +1,124 @@
+"""VERIFY: prove the memory is in the state a run promises (DESIGN.md §6, issue 4).
+
+Runs as the last step of every run (on the files just written) and on its own as
+`python -m dream verify`, where "before" is the entry set recorded after the last run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from dream import defaults
+from dream.dates import find_relative_dates
+from dream.memory import Memory, normalise_key
+from dream.redact import secret_kinds
+
+CHECKS = ("index-limits", "no-duplicates", "no-relative-dates", "index-links", "nothing-lost", "no-secrets")
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str = ""
+
+
+def key_hash(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def entry_key_hashes(memory: Memory) -> list[str]:
+    return sorted({key_hash(e.key) for e in memory.entries})
+
+
+def _archived_text(memory: Memory) -> str:
+    archive = memory.files.get(memory.rel(memory.paths.archive))
+    return "\n".join(normalise_key(line) for line in archive.lines) if archive else ""
+
+
+def verify_memory(memory: Memory, before_keys: Iterable[str] | None = None) -> list[Check]:
+    """Every check on the memory as it is on disk. `before_keys`: normalised entry keys, or hashes."""
+    checks: list[Check] = []
+    index = memory.index
+    if index is None:
+        checks.append(Check("index-limits", True, "no MEMORY.md"))
+    else:
+        text = index.raw.decode("utf-8", "replace")
+        lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+        ok = lines <= defaults.INDEX_MAX_LINES and len(text) <= defaults.INDEX_MAX_CHARS
+        checks.append(Check("index-limits", ok, f"MEMORY.md has {lines} lines, {len(text)} characters"))
+
+    duplicates = []
+    archive_rel = memory.rel(memory.paths.archive)
+    for rel, memory_file in memory.files.items():
+        if memory_file.kind != "topic" or rel == archive_rel:
+            continue
+        seen: set[str] = set()
+        for entry in memory_file.entries:
+            if entry.key in seen:
+                duplicates.append(f"{rel}: {entry.text[:60]}")
+            seen.add(entry.key)
+    checks.append(Check("no-duplicates", not duplicates, "; ".join(duplicates[:5])))
+
+    relative = []
+    for entry in memory.entries:
+        if entry.native or entry.file == archive_rel or not entry.date:
+            continue
+        found = find_relative_dates(entry.text)
+        if found:
+            relative.append(f"{entry.file}: '{found[0]}' in {entry.text[:60]}")
+    checks.append(Check("no-relative-dates", not relative, "; ".join(relative[:5])))
+
+    missing = []
+    if index is not None:
+        for _, target, _ in index.links:
+            if target.endswith(".md") and "://" not in target and not target.startswith(("#", "/")):
+                if not (memory.paths.memory_dir / target).is_file():
+                    missing.append(target)
+    checks.append(Check("index-links", not missing, ", ".join(missing[:5])))
+
+    if before_keys is not None:
+        current = {e.key for e in memory.entries}
+        current_hashes = {key_hash(k) for k in current}
+        archived = _archived_text(memory)
+        lost = []
+        for key in before_keys:
+            if key in current or key in current_hashes:
+                continue
+            if len(key) != 16 or " " in key:  # a plain key can be found in the archive's text
+                if key and key in archived:
+                    continue
+            elif _hash_in_archive(key, memory):
+                continue
+            lost.append(key[:60])
+        checks.append(Check("nothing-lost", not lost, f"{len(lost)} entries missing: " + "; ".join(lost[:5]) if lost else ""))
+
+    leaks = []
+    for rel, memory_file in [*memory.files.items(), *([("MEMORY.md", index)] if index else [])]:
+        if memory_file is None or memory_file.kind in ("unparsed", "native"):
+            continue
+        kinds = secret_kinds(memory_file.raw.decode("utf-8", "replace"))
+        if kinds:
+            leaks.append(f"{rel}: {', '.join(sorted(set(kinds)))}")
+    checks.append(Check("no-secrets", not leaks, "; ".join(leaks[:5])))
+    return checks
+
+
+def _hash_in_archive(key_hashed: str, memory: Memory) -> bool:
+    """An entry recorded only by hash counts as archived when an archive line holds its text."""
+    archive = memory.files.get(memory.rel(memory.paths.archive))
+    if archive is None:
+        return False
+    for entry in archive.entries:
+        words = entry.key.split()
+        # The archive line is "<text> (archived: ...)": try each prefix of its words.
+        for end in range(len(words), 0, -1):
+            if key_hash(" ".join(words[:end])) == key_hashed:
+                return True
+    return False
+
+
+def failed(checks: list[Check]) -> list[Check]:
+    return [c for c in checks if not c.ok]

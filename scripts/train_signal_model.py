@@ -1,0 +1,187 @@
+"""Train the signal model shipped as dream/data/signal_model.json.
+
+    python scripts/train_signal_model.py            # train on tests/data/signals-train-*.jsonl + dev
+    python scripts/train_signal_model.py --eval     # also report F1 on the held-out set (never tuned on)
+
+Plain Python: logistic regression by SGD with L2, over the features of dream/features.py.
+Labels are per message while the model scores sentences, so training is multiple-instance: a
+message is a signal when its best sentence is. Negative messages give negative sentences; in a
+positive message the sentence the current model likes best is the positive one (first pass: all
+sentences that carry any cue, else all).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from dream.defaults import CATEGORIES  # noqa: E402
+from dream.features import sentence_features  # noqa: E402
+from dream.sentences import split_sentences  # noqa: E402
+
+DATA = ROOT / "tests" / "data"
+TRAIN_FILES = sorted(DATA.glob("signals-train-*.jsonl")) + [DATA / "signals-dev.jsonl"]
+HELDOUT = DATA / "signals-heldout.jsonl"
+OUT = ROOT / "dream" / "data" / "signal_model.json"
+VERSION = "3"
+# Weights smaller than this change no decision measurably and would triple the file and its load time.
+PRUNE = 0.05
+
+
+def load(paths: list[Path]) -> list[tuple[str, list[str]]]:
+    rows = []
+    for path in paths:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                obj = json.loads(line)
+                rows.append((obj["text"], list(obj["labels"])))
+    return rows
+
+
+def message_features(text: str) -> list[list[str]]:
+    sentences = split_sentences(text) or [text.strip() or "-"]
+    is_question = text.rstrip().endswith("?")
+    return [sentence_features(s, is_question, len(sentences)) for s in sentences]
+
+
+def score(weights: dict[str, float], feats: list[str]) -> float:
+    return sum(weights.get(f, 0.0) for f in feats)
+
+
+def sgd(
+    examples: list[tuple[list[str], int]], epochs: int = 30, rate: float = 0.15, l2: float = 1e-3, seed: int = 7
+) -> dict[str, float]:
+    weights: dict[str, float] = {}
+    rng = random.Random(seed)
+    order = list(range(len(examples)))
+    positives = sum(y for _, y in examples) or 1
+    pos_weight = (len(examples) - positives) / positives
+    for epoch in range(epochs):
+        rng.shuffle(order)
+        step = rate / (1 + epoch * 0.2)
+        for i in order:
+            feats, y = examples[i]
+            z = score(weights, feats)
+            p = 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
+            g = (p - y) * (pos_weight if y else 1.0)
+            for f in feats:
+                w = weights.get(f, 0.0)
+                weights[f] = w - step * (g + l2 * w)
+    return {k: round(v, 3) for k, v in weights.items() if abs(v) >= PRUNE}
+
+
+def train_signal(rows: list[tuple[str, list[str]]]) -> dict[str, float]:
+    featurised = [(message_features(text), bool(labels)) for text, labels in rows]
+    examples: list[tuple[list[str], int]] = []
+    for sents, positive in featurised:
+        for feats in sents:
+            examples.append((feats, 0 if not positive else 1))
+    weights = sgd(examples)
+    for _ in range(3):  # multiple-instance refinement
+        examples = []
+        for sents, positive in featurised:
+            if not positive:
+                examples.extend((f, 0) for f in sents)
+                continue
+            best = max(range(len(sents)), key=lambda i: score(weights, sents[i]))
+            examples.append((sents[best], 1))
+        weights = sgd(examples)
+    return weights
+
+
+def train_categories(rows: list[tuple[str, list[str]]], signal: dict[str, float]) -> dict[str, dict[str, float]]:
+    best_sentence = []
+    for text, labels in rows:
+        if not labels:
+            continue
+        sents = message_features(text)
+        best = max(sents, key=lambda f: score(signal, f))
+        best_sentence.append((best, labels))
+    models = {}
+    for category in CATEGORIES:
+        examples = [(feats, int(category in labels)) for feats, labels in best_sentence]
+        models[category] = sgd(examples, epochs=25)
+    return models
+
+
+def predict(signal: dict[str, float], threshold: float, text: str) -> bool:
+    return max(score(signal, f) for f in message_features(text)) > threshold
+
+
+def f1(rows: list[tuple[str, list[str]]], signal: dict[str, float], threshold: float) -> dict[str, float]:
+    tp = fp = fn = tn = 0
+    for text, labels in rows:
+        got, want = predict(signal, threshold, text), bool(labels)
+        tp += got and want
+        fp += got and not want
+        fn += want and not got
+        tn += not got and not want
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    return {
+        "n": len(rows),
+        "precision": round(precision, 3),
+        "recall": round(recall, 3),
+        "f1": round(2 * precision * recall / (precision + recall), 3) if precision + recall else 0.0,
+        "tp": tp, "fp": fp, "fn": fn, "tn": tn,
+    }
+
+
+def cross_validate(rows: list[tuple[str, list[str]]], folds: int = 5) -> float:
+    """Pick the decision threshold by k-fold cross-validation on the training rows only."""
+    rng = random.Random(11)
+    shuffled = rows[:]
+    rng.shuffle(shuffled)
+    candidates = [x / 4 for x in range(-8, 9)]
+    totals = {t: 0.0 for t in candidates}
+    for k in range(folds):
+        test = shuffled[k::folds]
+        train = [r for i, r in enumerate(shuffled) if i % folds != k]
+        weights = train_signal(train)
+        for t in candidates:
+            totals[t] += f1(test, weights, t)["f1"]
+    best = max(candidates, key=lambda t: totals[t])
+    print(f"cross-validated threshold {best} (mean F1 {totals[best] / folds:.3f})", file=sys.stderr)
+    return best
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--eval", action="store_true", help="report F1 on the held-out set")
+    parser.add_argument("--no-cv", action="store_true", help="skip cross-validation (threshold 0)")
+    args = parser.parse_args()
+    rows = load([p for p in TRAIN_FILES if p.exists()])
+    threshold = 0.0 if args.no_cv else cross_validate(rows)
+    signal = train_signal(rows)
+    categories = train_categories(rows, signal)
+    print("train:", f1(rows, signal, threshold), file=sys.stderr)
+    probability_threshold = round(1 / (1 + math.exp(-threshold)), 4)
+    OUT.write_text(
+        json.dumps(
+            {
+                "version": VERSION,
+                "threshold": probability_threshold,
+                "trained_on": [p.name for p in TRAIN_FILES if p.exists()],
+                "signal": dict(sorted(signal.items())),
+                "categories": {c: dict(sorted(w.items())) for c, w in categories.items()},
+            },
+            separators=(",", ":"),
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    print(f"wrote {OUT.relative_to(ROOT)}: {len(signal)} signal weights", file=sys.stderr)
+    if args.eval and HELDOUT.exists():
+        print("held-out:", f1(load([HELDOUT]), signal, threshold), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

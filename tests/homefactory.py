@@ -1,0 +1,129 @@
+"""Build Claude homes in the real 2.1.328 transcript format, from lines the real client wrote.
+
+Every line is a copy of a line in tests/fixtures/claude-code-2.1.328 with only ids, timestamps,
+cwd and text changed, so the reader is tested on what the client writes: most bytes are
+attachments, request blobs and tool results, with the user's words a few percent.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+FIXTURES = Path(__file__).parent / "fixtures"
+REAL = FIXTURES / "claude-code-2.1.328" / "projects" / "-home-dev-proj" / "5284d1e4-ba28-4c97-aa54-4ba2201bc2e8.jsonl"
+
+
+def _templates() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in REAL.read_text(encoding="utf-8").splitlines()]
+
+
+_T = _templates()
+USER = _T[2]
+ATTACHMENTS = [_T[i] for i in (3, 4, 5, 9, 10, 12)]
+SHAPE = _T[13]
+BLOB = _T[15]
+API_REQUEST = _T[16]
+ASSISTANT_TOOL = _T[27]
+TOOL_RESULT = _T[28]
+SKILL_META = _T[20]
+ASSISTANT_TEXT = _T[36] if _T[36].get("type") == "assistant" else _T[30]
+QUEUE = _T[0]
+LAST_PROMPT = _T[23]
+
+
+def slug(path: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in path)
+
+
+def iso(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass
+class Turn:
+    """One user message and what the client records around it."""
+
+    text: str
+    at: datetime
+    tool_output: str | None = None  # a tool result the assistant's command returned
+    assistant_text: str = "Done."
+    skill_body: str | None = None  # a skill expansion (isMeta) after the message
+    uuid: str = field(default_factory=lambda: str(uuid.uuid4()))
+
+
+def _stamp(obj: dict[str, Any], session_id: str, cwd: str, at: datetime) -> dict[str, Any]:
+    obj = copy.deepcopy(obj)
+    if "sessionId" in obj:
+        obj["sessionId"] = session_id
+    if "cwd" in obj:
+        obj["cwd"] = cwd
+    if "timestamp" in obj:
+        obj["timestamp"] = iso(at)
+    if "uuid" in obj:
+        obj["uuid"] = str(uuid.uuid4())
+    return obj
+
+
+def session_lines(session_id: str, cwd: str, turns: list[Turn], noise: int = 1) -> list[str]:
+    """JSONL lines of one session; `noise` scales the non-user bytes (attachments, blobs)."""
+    out: list[dict[str, Any]] = []
+    for turn in turns:
+        queue = _stamp(QUEUE, session_id, cwd, turn.at)
+        queue["content"] = turn.text
+        out.append(queue)
+        user = _stamp(USER, session_id, cwd, turn.at)
+        user["uuid"] = turn.uuid
+        user["message"] = {"role": "user", "content": turn.text}
+        out.append(user)
+        for _ in range(noise):
+            out.extend(_stamp(a, session_id, cwd, turn.at) for a in ATTACHMENTS)
+            out.append(_stamp(SHAPE, session_id, cwd, turn.at))
+            blob = _stamp(BLOB, session_id, cwd, turn.at)
+            # The request blob repeats the user's words inside a message with role user.
+            blob["message"] = {"role": "user", "content": [{"type": "text", "text": turn.text}]}
+            out.append(blob)
+            out.append(_stamp(API_REQUEST, session_id, cwd, turn.at))
+        if turn.skill_body is not None:
+            meta = _stamp(SKILL_META, session_id, cwd, turn.at + timedelta(milliseconds=5))
+            meta["message"] = {"role": "user", "content": [{"type": "text", "text": turn.skill_body}]}
+            out.append(meta)
+        if turn.tool_output is not None:
+            tool = _stamp(ASSISTANT_TOOL, session_id, cwd, turn.at + timedelta(seconds=1))
+            out.append(tool)
+            result = _stamp(TOOL_RESULT, session_id, cwd, turn.at + timedelta(seconds=2))
+            tool_use_id = tool["message"]["content"][0]["id"]
+            result["message"] = {
+                "role": "user",
+                "content": [{"tool_use_id": tool_use_id, "type": "tool_result", "content": turn.tool_output,
+                             "is_error": False}],
+            }
+            result["toolUseResult"] = {"stdout": turn.tool_output, "stderr": "", "interrupted": False}
+            out.append(result)
+        reply = _stamp(ASSISTANT_TEXT, session_id, cwd, turn.at + timedelta(seconds=3))
+        reply["message"] = {**reply["message"], "content": [{"type": "text", "text": turn.assistant_text}]}
+        out.append(reply)
+        last = _stamp(LAST_PROMPT, session_id, cwd, turn.at)
+        last["lastPrompt"] = turn.text
+        out.append(last)
+    return [json.dumps(o, ensure_ascii=False, separators=(",", ":")) for o in out]
+
+
+def write_session(
+    claude_dir: Path, cwd: str, turns: list[Turn], session_id: str | None = None, noise: int = 1
+) -> Path:
+    session_id = session_id or str(uuid.uuid4())
+    folder = claude_dir / "projects" / slug(cwd)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{session_id}.jsonl"
+    path.write_text("\n".join(session_lines(session_id, cwd, turns, noise)) + "\n", encoding="utf-8")
+    return path
+
+
+def now() -> datetime:
+    return datetime.now(timezone.utc).replace(microsecond=0)

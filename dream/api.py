@@ -1,8 +1,8 @@
 """The library API: one `Session` per invocation, one method per command. The CLI is a thin layer on it.
 
-    from dream.api import Session
-    session = Session.open(claude_dir="~/.claude")
-    result = session.run(dry_run=True)
+from dream.api import Session
+session = Session.open(claude_dir="~/.claude")
+result = session.run(dry_run=True)
 """
 
 from __future__ import annotations
@@ -56,7 +56,9 @@ class Session:
         return parse_since(self.since_text, self.config.window_days, self.now)
 
     def gather(self, *, write_cache: bool = True) -> GatherResult:
-        result = gather(self.paths, self.config, since=self.since, project=self.project, write_cache=write_cache)
+        result = gather(
+            self.paths, self.config, since=self.since, project=self.project, write_cache=write_cache
+        )
         self.last_gather = result.read
         return result
 
@@ -97,8 +99,11 @@ class Session:
             dry_run=dry_run,
             since=gathered.since.isoformat(),
             read=read_stats_json(gathered.read),
-            digests={"built": gathered.digests.built, "reused": gathered.digests.reused,
-                     "dropped": gathered.digests.dropped},
+            digests={
+                "built": gathered.digests.built,
+                "reused": gathered.digests.reused,
+                "dropped": gathered.digests.dropped,
+            },
         )
         codes: list[int] = []
         for target in self._targets(gathered):
@@ -112,7 +117,9 @@ class Session:
             result.failures.extend(f"could not read {p}: {r}" for p, r in gathered.read.unreadable)
         return result
 
-    def _run_target(self, target: Target, run_id: str, dry_run: bool, approved: set[str]) -> TargetReport | None:
+    def _run_target(
+        self, target: Target, run_id: str, dry_run: bool, approved: set[str]
+    ) -> TargetReport | None:
         from dream.apply import apply_plan
         from dream.plan import build_plan
 
@@ -129,14 +136,21 @@ class Session:
             return build_plan(target, current, self.config, today=today, review=review, approved=approved)
 
         plan = replan(memory)
-        report = TargetReport(target.key, str(target.memory_dir), target.memory_type,
-                              sessions=len(target.digests), signals=len(target.signals))
+        report = TargetReport(
+            target.key,
+            str(target.memory_dir),
+            target.memory_type,
+            sessions=len(target.digests),
+            signals=len(target.signals),
+        )
         if dry_run:
             _fill(report, plan)
             report.diff = "".join(change.diff() for change in plan.changes)
             return report
         try:
-            applied = apply_plan(plan, replan, self.paths.snapshots_dir / self.paths.state_key(target.memory_dir), run_id)
+            applied = apply_plan(
+                plan, replan, self.paths.snapshots_dir / self.paths.state_key(target.memory_dir), run_id
+            )
         except BusyError as exc:
             _fill(report, plan)
             report.status, report.failures = "busy", [str(exc)]
@@ -158,7 +172,9 @@ class Session:
         report.replanned = applied.replanned
         report.checks = [{"name": c.name, "ok": c.ok, "detail": c.detail} for c in applied.checks]
         self._save_state(target, plan, review)
-        save_report_row(self.paths.reports_dir, self.paths.state_key(target.memory_dir), _report_row(run_id, report))
+        save_report_row(
+            self.paths.reports_dir, self.paths.state_key(target.memory_dir), _report_row(run_id, report)
+        )
         self._mark_dreamt(target)
         return report
 
@@ -167,7 +183,9 @@ class Session:
         from dream.plan import PENDING
         from dream.verify import entry_key_hashes
 
-        pending = {d.proposal.id: proposal_to_json(d.proposal, d.why) for d in plan.decisions if d.outcome == PENDING}
+        pending = {
+            d.proposal.id: proposal_to_json(d.proposal, d.why) for d in plan.decisions if d.outcome == PENDING
+        }
         review.pending = pending
         path = self.review_path(target.memory_dir)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -239,7 +257,7 @@ class Session:
         return results
 
     def review_items(self) -> list[tuple[Target, dict[str, Any]]]:
-        items = []
+        items: list[tuple[Target, dict[str, Any]]] = []
         for target in self.memory_targets():
             review = load_review(self.review_path(target.memory_dir))
             items.extend((target, data) for data in review.pending.values())
@@ -280,17 +298,19 @@ class Session:
         for target in self.memory_targets():
             last = trigger.read_last_dream(target.memory_dir)
             rows = load_report_rows(self.paths.reports_dir, self.paths.state_key(target.memory_dir))
-            projects.append({
-                "key": target.key,
-                "memory_dir": str(target.memory_dir),
-                "hours_since_last_dream": round((time.time() - last) / 3600, 1) if last else None,
-                "sessions_since_last_dream": len(trigger.sessions_seen(self.paths, target.key)),
-                "pending": target.key in pending,
-                "last_runs": [
-                    {"run_id": r.get("run_id"), "status": r.get("status"), "counts": r.get("counts")}
-                    for r in rows[-5:]
-                ],
-            })
+            projects.append(
+                {
+                    "key": target.key,
+                    "memory_dir": str(target.memory_dir),
+                    "hours_since_last_dream": round((time.time() - last) / 3600, 1) if last else None,
+                    "sessions_since_last_dream": len(trigger.sessions_seen(self.paths, target.key)),
+                    "pending": target.key in pending,
+                    "last_runs": [
+                        {"run_id": r.get("run_id"), "status": r.get("status"), "counts": r.get("counts")}
+                        for r in rows[-5:]
+                    ],
+                }
+            )
         return {
             "claude_dir": str(self.paths.claude_dir),
             "pending_flag": self.paths.pending_flag.exists(),
@@ -318,10 +338,18 @@ class Session:
 def _fill(report: TargetReport, plan: Any) -> None:
     for decision in plan.decisions:
         p = decision.proposal
-        report.proposals.append({
-            "id": p.id, "action": p.action, "category": p.category, "file": p.file, "text": p.text,
-            "outcome": decision.outcome, "why": decision.why, "source": p.source,
-        })
+        report.proposals.append(
+            {
+                "id": p.id,
+                "action": p.action,
+                "category": p.category,
+                "file": p.file,
+                "text": p.text,
+                "outcome": decision.outcome,
+                "why": decision.why,
+                "source": p.source,
+            }
+        )
         if p.redactions:
             for kind in p.redactions:
                 report.redactions[kind] = report.redactions.get(kind, 0) + 1
@@ -350,4 +378,3 @@ def _report_row(run_id: str, report: TargetReport) -> dict[str, Any]:
 
 
 __all__ = ["Session"]
-

@@ -84,7 +84,9 @@ def apply_plan(
             result.backup = _project_root_backup(paths, plan.memory, plan.today)
         else:
             result.backup = make_first_backup(paths, plan.today)
-        result.snapshot = take_snapshot(snapshot_root, run_id, paths.memory_dir, [c.rel for c in plan.changes])
+        result.snapshot = take_snapshot(
+            snapshot_root, run_id, paths.memory_dir, [c.rel for c in plan.changes]
+        )
         try:
             for change in plan.changes:
                 change.path.parent.mkdir(parents=True, exist_ok=True)

@@ -10,11 +10,14 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from dream.errors import DreamError
+
+if TYPE_CHECKING:
+    from dream.api import Session
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -24,10 +27,22 @@ _COMMON = ("claude_dir", "memory_type", "project", "dry_run", "as_json", "since"
 def common_options(func: F) -> F:
     """The global options, accepted before or after the command name (`dream signals --json`)."""
     options = [
-        click.option("--claude-dir", type=click.Path(path_type=Path), help="Claude config dir (default $CLAUDE_CONFIG_DIR or ~/.claude)."),
-        click.option("--memory-type", type=click.Choice(["native", "openclaw", "project-root"]), help="Memory layout."),
-        click.option("--project", type=click.Path(path_type=Path), help="Project (project-root) or workspace (openclaw); native: limit to this project."),
-        click.option("--dry-run", is_flag=True, default=None, help="Plan and show the change; write nothing."),
+        click.option(
+            "--claude-dir",
+            type=click.Path(path_type=Path),
+            help="Claude config dir (default $CLAUDE_CONFIG_DIR or ~/.claude).",
+        ),
+        click.option(
+            "--memory-type", type=click.Choice(["native", "openclaw", "project-root"]), help="Memory layout."
+        ),
+        click.option(
+            "--project",
+            type=click.Path(path_type=Path),
+            help="Project (project-root) or workspace (openclaw); native: limit to this project.",
+        ),
+        click.option(
+            "--dry-run", is_flag=True, default=None, help="Plan and show the change; write nothing."
+        ),
         click.option("--json", "as_json", is_flag=True, default=None, help="Machine-readable output."),
         click.option("--since", help="Window: a number of days or a date YYYY-MM-DD (default 7 days)."),
     ]
@@ -62,7 +77,7 @@ def _run_guarded(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def _session(settings: dict[str, Any]) -> Any:
+def _session(settings: dict[str, Any]) -> Session:
     from dream.api import Session
 
     return Session.open(
@@ -77,7 +92,7 @@ def _session(settings: dict[str, Any]) -> Any:
 @common_options
 @click.version_option(package_name="dream")
 @click.pass_context
-def main(ctx: click.Context, **_: Any) -> None:
+def main(ctx: click.Context, /, **_: Any) -> None:
     """dream: consolidate what you told your coding agent into its Markdown memory.
 
     Bare `dream` runs all four phases (`run`).
@@ -90,7 +105,7 @@ def main(ctx: click.Context, **_: Any) -> None:
 @common_options
 @click.pass_context
 @_run_guarded
-def signals(ctx: click.Context, **local: Any) -> int:
+def signals(ctx: click.Context, /, **local: Any) -> int:
     """GATHER SIGNAL: print the signals found in the window's transcripts."""
     settings = _settings(ctx, local)
     session = _session(settings)
@@ -99,7 +114,9 @@ def signals(ctx: click.Context, **local: Any) -> int:
         if settings.get("as_json"):
             click.echo(json.dumps(signal.public_json(), ensure_ascii=False))
         else:
-            click.echo(f"{signal.timestamp[:10]} {signal.category:<10} {signal.confidence:.2f}  {signal.text}")
+            click.echo(
+                f"{signal.timestamp[:10]} {signal.category:<10} {signal.confidence:.2f}  {signal.text}"
+            )
     from dream.report import read_summary_line
 
     click.echo(read_summary_line(session.last_gather), err=True)
@@ -110,7 +127,7 @@ def signals(ctx: click.Context, **local: Any) -> int:
 @common_options
 @click.pass_context
 @_run_guarded
-def run(ctx: click.Context, **local: Any) -> int:
+def run(ctx: click.Context, /, **local: Any) -> int:
     """Run all four phases: orient, gather, consolidate, prune & index, then verify."""
     settings = _settings(ctx, local)
     session = _session(settings)
@@ -125,7 +142,7 @@ def run(ctx: click.Context, **local: Any) -> int:
 @common_options
 @click.pass_context
 @_run_guarded
-def orient(ctx: click.Context, **local: Any) -> int:
+def orient(ctx: click.Context, /, **local: Any) -> int:
     """ORIENT: memory files, sizes against Claude Code's limits, relative dates, contradictions."""
     settings = _settings(ctx, local)
     session = _session(settings)
@@ -142,15 +159,20 @@ def orient(ctx: click.Context, **local: Any) -> int:
         if report.index:
             idx = report.index
             flag = "  OVER Claude Code's load limit" if idx["over_limit"] else ""
-            click.echo(f"MEMORY.md: {idx['lines']}/{idx['max_lines']} lines, {idx['chars']}/{idx['max_chars']} chars{flag}")
+            size = f"{idx['lines']}/{idx['max_lines']} lines, {idx['chars']}/{idx['max_chars']} chars"
+            click.echo(f"MEMORY.md: {size}{flag}")
         for item in report.files:
-            click.echo(f"  {item['file']:<28} {item['kind']:<8} {item['entries']:>5} entries {item['lines']:>6} lines  {item['modified']}")
+            counts = f"{item['entries']:>5} entries {item['lines']:>6} lines"
+            click.echo(f"  {item['file']:<28} {item['kind']:<8} {counts}  {item['modified']}")
         for line in report.relative_dates:
             click.echo(f"  relative date without anchor: {line}")
         for item in report.contradictions:
             click.echo(f"  contradiction on '{item['on']}': {item['a']}  <>  {item['b']}")
         for item in report.claude_md_conflicts:
-            click.echo(f"  contradicts CLAUDE.md on '{item['on']}' (review; dream never edits CLAUDE.md): {item['memory']}  <>  {item['claude_md']}")
+            click.echo(
+                f"  contradicts CLAUDE.md on '{item['on']}' (review; dream never edits CLAUDE.md): "
+                f"{item['memory']}  <>  {item['claude_md']}"
+            )
         for item in report.unparsed:
             click.echo(f"  cannot parse, left untouched: {item['file']}: {item['error']}")
     return 0
@@ -160,7 +182,7 @@ def orient(ctx: click.Context, **local: Any) -> int:
 @common_options
 @click.pass_context
 @_run_guarded
-def verify(ctx: click.Context, **local: Any) -> int:
+def verify(ctx: click.Context, /, **local: Any) -> int:
     """VERIFY: check every memory dir; exit 4 naming each failed check."""
     settings = _settings(ctx, local)
     results = _session(settings).verify()
@@ -172,7 +194,9 @@ def verify(ctx: click.Context, **local: Any) -> int:
             rows.append({"project": target.key, "check": check.name, "ok": check.ok, "detail": check.detail})
             if not settings.get("as_json"):
                 mark = "ok  " if check.ok else "FAIL"
-                click.echo(f"{mark} {target.key} {check.name}" + (f": {check.detail}" if check.detail else ""))
+                click.echo(
+                    f"{mark} {target.key} {check.name}" + (f": {check.detail}" if check.detail else "")
+                )
     if settings.get("as_json"):
         click.echo(json.dumps(rows, ensure_ascii=False, indent=2))
     if failed:
@@ -186,7 +210,7 @@ def verify(ctx: click.Context, **local: Any) -> int:
 @common_options
 @click.pass_context
 @_run_guarded
-def status(ctx: click.Context, **local: Any) -> int:
+def status(ctx: click.Context, /, **local: Any) -> int:
     """Last runs, the pending flag, sessions and hours since the last dream against the thresholds."""
     settings = _settings(ctx, local)
     info = _session(settings).status()
@@ -195,7 +219,10 @@ def status(ctx: click.Context, **local: Any) -> int:
         return 0
     thresholds = info["thresholds"]
     click.echo(f"claude dir: {info['claude_dir']}")
-    click.echo(f"pending flag: {'yes' if info['pending_flag'] else 'no'}" + (f" ({', '.join(info['pending_projects'])})" if info["pending_projects"] else ""))
+    click.echo(
+        f"pending flag: {'yes' if info['pending_flag'] else 'no'}"
+        + (f" ({', '.join(info['pending_projects'])})" if info["pending_projects"] else "")
+    )
     click.echo(f"thresholds: {thresholds['min_hours']} h and {thresholds['min_sessions']} sessions")
     for project in info["projects"]:
         hours = project["hours_since_last_dream"]
@@ -212,7 +239,7 @@ def status(ctx: click.Context, **local: Any) -> int:
 @common_options
 @click.pass_context
 @_run_guarded
-def review(ctx: click.Context, **local: Any) -> int:
+def review(ctx: click.Context, /, **local: Any) -> int:
     """List proposals waiting for review, with why each waits."""
     settings = _settings(ctx, local)
     items = _session(settings).review_items()
@@ -232,7 +259,7 @@ def review(ctx: click.Context, **local: Any) -> int:
 @common_options
 @click.pass_context
 @_run_guarded
-def approve(ctx: click.Context, ids: tuple[str, ...], **local: Any) -> int:
+def approve(ctx: click.Context, /, ids: tuple[str, ...], **local: Any) -> int:
     """Apply pending proposals by id, through the same safe write path as a run."""
     settings = _settings(ctx, local)
     result = _session(settings).approve(list(ids))
@@ -247,7 +274,7 @@ def approve(ctx: click.Context, ids: tuple[str, ...], **local: Any) -> int:
 @common_options
 @click.pass_context
 @_run_guarded
-def reject(ctx: click.Context, ids: tuple[str, ...], **local: Any) -> int:
+def reject(ctx: click.Context, /, ids: tuple[str, ...], **local: Any) -> int:
     """Drop pending proposals by id; they are not proposed again."""
     settings = _settings(ctx, local)
     count = _session(settings).reject(list(ids))
@@ -260,7 +287,7 @@ def reject(ctx: click.Context, ids: tuple[str, ...], **local: Any) -> int:
 @common_options
 @click.pass_context
 @_run_guarded
-def restore(ctx: click.Context, run_id: str | None, **local: Any) -> int:
+def restore(ctx: click.Context, /, run_id: str | None, **local: Any) -> int:
     """Put memory files back as they were before the last run (or before RUN_ID)."""
     settings = _settings(ctx, local)
     restored = _session(settings).restore(run_id)

@@ -54,7 +54,9 @@ def _source(entry: os.DirEntry[str], kind: str, folder: str, stats: ReadStats) -
     except OSError as exc:
         stats.unreadable.append((entry.path, exc.strerror or "cannot stat"))
         return None
-    return SessionSource(Path(entry.path), kind, folder, entry.name[: -len(".jsonl")], info.st_size, info.st_mtime)
+    return SessionSource(
+        Path(entry.path), kind, folder, entry.name[: -len(".jsonl")], info.st_size, info.st_mtime
+    )
 
 
 def claude_sessions(

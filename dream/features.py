@@ -7,6 +7,7 @@ serves training (`scripts/train_signal_model.py`) and inference, so they cannot 
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from dream.sentences import QUOTE_PLACEHOLDER
@@ -124,7 +125,7 @@ def sentence_features(sentence: str, message_is_question: bool, sentence_count: 
     words = tokens(lowered)
     feats = ["bias"]
     feats.extend("w:" + w for w in set(words))
-    feats.extend(f"b:{a}_{b}" for a, b in set(zip(words, words[1:])))
+    feats.extend(f"b:{a}_{b}" for a, b in set(itertools.pairwise(words)))
     if words:
         feats.append("first:" + words[0])
         if len(words) > 1:
@@ -135,7 +136,10 @@ def sentence_features(sentence: str, message_is_question: bool, sentence_count: 
     # not a rule; a one-off marker beside a request is steering.
     feats.extend(f"cue2:{a}+{b}" for i, a in enumerate(present) for b in present[i + 1 :])
     n = len(words)
-    feats.append("len:" + ("1-3" if n <= 3 else "4-7" if n <= 7 else "8-15" if n <= 15 else "16-30" if n <= 30 else "31+"))
+    feats.append(
+        "len:"
+        + ("1-3" if n <= 3 else "4-7" if n <= 7 else "8-15" if n <= 15 else "16-30" if n <= 30 else "31+")
+    )
     if message_is_question:
         feats.append("msg:question")
     feats.append("msg:sentences:" + ("1" if sentence_count == 1 else "2-3" if sentence_count <= 3 else "4+"))

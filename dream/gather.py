@@ -106,7 +106,11 @@ def gather(
             continue
         if fixed_key is not None:
             key = fixed_key
-            if memory_type == "project-root" and digest.cwd and not _inside(digest.cwd, targets[key].memory_dir):
+            if (
+                memory_type == "project-root"
+                and digest.cwd
+                and not _inside(digest.cwd, targets[key].memory_dir)
+            ):
                 continue
         else:
             key = _native_key(paths, digest)

@@ -77,10 +77,12 @@ def _category_by_model(text: str) -> str:
     return best.categories[0]
 
 
-def _inline_content(index: MemoryFile, known: set[str]) -> list[tuple[str, str | None, str | None, str | None]]:
+def _inline_content(
+    index: MemoryFile, known: set[str]
+) -> list[tuple[str, str | None, str | None, str | None]]:
     """(text, date, source, category) of what an old MEMORY.md holds that no topic file has."""
     found: list[tuple[str, str | None, str | None, str | None]] = []
-    entry_lines = {}
+    entry_lines: dict[int, Entry] = {}
     for entry in index.entries:
         for number in range(entry.line, entry.end):
             entry_lines[number] = entry
@@ -93,14 +95,14 @@ def _inline_content(index: MemoryFile, known: set[str]) -> list[tuple[str, str |
         if match:
             heading = match.group(1)
             continue
-        entry = entry_lines.get(number)
-        if entry is not None:
-            if entry.line in seen_entries:
+        item = entry_lines.get(number)
+        if item is not None:
+            if item.line in seen_entries:
                 continue
-            seen_entries.add(entry.line)
-            if _LINK_LINE.match(index.lines[entry.line]) or _is_known(entry.text, known):
+            seen_entries.add(item.line)
+            if _LINK_LINE.match(index.lines[item.line]) or _is_known(item.text, known):
                 continue
-            found.append((entry.text, entry.date, entry.source, _category_from_heading(heading)))
+            found.append((item.text, item.date, item.source, _category_from_heading(heading)))
             continue
         stripped = line.strip()
         if not stripped or _GENERATED_PROSE.match(stripped) or stripped.startswith(("```", "~~~")):
@@ -171,13 +173,21 @@ def _prune(memory: Memory, edits: _Edits, target: Target, config: Config, today:
         if content_terms(entry.text) & window_terms:
             continue
         edits.editor(entry.file).remove(entry)
-        edits.archive(entry, f"stale: older than {config.stale_days} days and not mentioned since {target.digests and cutoff}")
+        edits.archive(
+            entry,
+            f"stale: older than {config.stale_days} days and not mentioned since {target.digests and cutoff}",
+        )
         pruned.append(entry.text)
     return pruned
 
 
 def build_index(
-    memory: Memory, edits: _Edits, target: Target, config: Config, today: date, prune_missing_project: bool = False
+    memory: Memory,
+    edits: _Edits,
+    target: Target,
+    config: Config,
+    today: date,
+    prune_missing_project: bool = False,
 ) -> IndexResult:
     from dream.plan import format_entry
 
@@ -193,7 +203,9 @@ def build_index(
             category = category or _category_by_model(text)
             rel = memory.rel(memory.paths.topic_dir / TOPIC_FILES[category])
             edits.editor(rel).append(
-                format_entry(text, day or today.isoformat(), source or f"MEMORY.md {today.isoformat()}", "medium")
+                format_entry(
+                    text, day or today.isoformat(), source or f"MEMORY.md {today.isoformat()}", "medium"
+                )
             )
             known.add(normalise_key(text))
             result.migrated.append(text)
@@ -226,7 +238,7 @@ def _quick_reference(memory: Memory, final: dict[str, list[Entry]]) -> list[str]
     picks: list[str] = []
     for category in ("correction", "preference", "decision", "pattern", "fact"):
         rel = memory.rel(memory.paths.topic_dir / TOPIC_FILES[category])
-        entries = sorted(final.get(rel, []), key=lambda e: (e.updated or e.date or ""), reverse=True)
+        entries = sorted(final.get(rel, []), key=lambda e: e.updated or e.date or "", reverse=True)
         for entry in entries:
             if len(picks) >= defaults.QUICK_REFERENCE_MAX:
                 return picks
@@ -264,7 +276,9 @@ def _assemble(day: str, quick: list[str], rows: list[tuple[str, str, str]], nati
         lines += ["## Quick Reference", "", *quick, ""]
     if rows:
         lines += ["## Topic Files", "", "| File | Summary | Updated |", "|---|---|---|"]
-        lines += [f"| [{rel}]({rel}) | {summary.replace('|', '/')} | {updated} |" for rel, summary, updated in rows]
+        lines += [
+            f"| [{rel}]({rel}) | {summary.replace('|', '/')} | {updated} |" for rel, summary, updated in rows
+        ]
         lines.append("")
     if native:
         lines += ["## Memory Files", "", *native, ""]
@@ -299,7 +313,7 @@ def _render(memory: Memory, final: dict[str, list[Entry]], today: date, result: 
     # Nothing else changed: keep the old date, so a second run over the same input changes nothing.
     if old_day and memory.index is not None:
         unchanged = _assemble(old_day, quick, rows, kept)
-        if unchanged == memory.index.lines or unchanged == [l for l in memory.index.lines]:
+        if unchanged == memory.index.lines:
             return unchanged
     return _assemble(today.isoformat(), quick, rows, kept)
 

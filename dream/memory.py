@@ -218,7 +218,18 @@ def _entries(name: str, lines: list[str], start: int) -> list[Entry]:
         if not text:
             continue
         entries.append(
-            Entry(name, first, end, text, date, source, confidence, updated, previously, raw="\n".join(lines[first:end]))
+            Entry(
+                name,
+                first,
+                end,
+                text,
+                date,
+                source,
+                confidence,
+                updated,
+                previously,
+                raw="\n".join(lines[first:end]),
+            )
         )
     return entries
 
@@ -273,7 +284,11 @@ def _is_native_memory(frontmatter: dict[str, Any], name: str) -> bool:
     base = name.rsplit("/", 1)[-1]
     if base in TOPIC_TYPE:
         return False
-    return bool(frontmatter.get("name")) and bool(frontmatter.get("description")) and native_type(frontmatter) is not None
+    return (
+        bool(frontmatter.get("name"))
+        and bool(frontmatter.get("description"))
+        and native_type(frontmatter) is not None
+    )
 
 
 def _native_entry(memory_file: MemoryFile) -> Entry:
@@ -312,7 +327,11 @@ def _candidate_names(paths: MemoryPaths, memory_type: str, index: MemoryFile | N
                     rel = candidate.relative_to(memory_dir.resolve()).as_posix()
                 except ValueError:
                     continue
-                if candidate.exists() and rel != INDEX and not (memory_type == "openclaw" and _DAILY_LOG.match(candidate.name)):
+                if (
+                    candidate.exists()
+                    and rel != INDEX
+                    and not (memory_type == "openclaw" and _DAILY_LOG.match(candidate.name))
+                ):
                     names.add(rel)
     return sorted(names)
 
@@ -323,7 +342,9 @@ def _is_local_md(target: str) -> bool:
 
 def load_memory(paths: MemoryPaths, memory_type: str) -> Memory:
     """Read every memory file of a memory dir. Never raises for a bad file: it is marked unparsed."""
-    index = load_file(paths.index, INDEX, "index") if paths.index.exists() or paths.index.is_symlink() else None
+    index = (
+        load_file(paths.index, INDEX, "index") if paths.index.exists() or paths.index.is_symlink() else None
+    )
     files: dict[str, MemoryFile] = {}
     archive_rel = paths.archive.relative_to(paths.memory_dir).as_posix()
     for rel in _candidate_names(paths, memory_type, index):

@@ -49,5 +49,7 @@ def load_model() -> SignalModel:
         version=str(raw["version"]),
         threshold=float(raw["threshold"]),
         signal_weights={k: float(v) for k, v in raw["signal"].items()},
-        category_weights={c: {k: float(v) for k, v in raw["categories"].get(c, {}).items()} for c in CATEGORIES},
+        category_weights={
+            c: {k: float(v) for k, v in raw["categories"].get(c, {}).items()} for c in CATEGORIES
+        },
     )

@@ -41,18 +41,25 @@ def _modified(path: Path) -> str:
 def orient_memory(key: str, memory: Memory, project_dir: Path | None) -> OrientReport:
     report = OrientReport(key, str(memory.paths.memory_dir))
     for rel, memory_file in sorted(memory.files.items()):
-        report.files.append({
-            "file": rel, "kind": memory_file.kind, "entries": len(memory_file.entries),
-            "lines": len(memory_file.lines), "modified": _modified(memory_file.path),
-        })
+        report.files.append(
+            {
+                "file": rel,
+                "kind": memory_file.kind,
+                "entries": len(memory_file.entries),
+                "lines": len(memory_file.lines),
+                "modified": _modified(memory_file.path),
+            }
+        )
         if memory_file.kind == "unparsed":
             report.unparsed.append({"file": rel, "error": memory_file.error or ""})
     if memory.index is not None:
         text = memory.index.raw.decode("utf-8", "replace")
         lines = len(memory.index.lines)
         report.index = {
-            "lines": lines, "chars": len(text),
-            "max_lines": defaults.INDEX_MAX_LINES, "max_chars": defaults.INDEX_MAX_CHARS,
+            "lines": lines,
+            "chars": len(text),
+            "max_lines": defaults.INDEX_MAX_LINES,
+            "max_chars": defaults.INDEX_MAX_CHARS,
             "over_limit": lines > defaults.INDEX_MAX_LINES or len(text) > defaults.INDEX_MAX_CHARS,
             "inline_entries": len(memory.index.entries),
         }
@@ -73,11 +80,13 @@ def orient_memory(key: str, memory: Memory, project_dir: Path | None) -> OrientR
             hit = contradiction(statement, statements[j])
             if hit:
                 seen.add((min(i, j), max(i, j)))
-                report.contradictions.append({
-                    "a": f"{entries[i].file}: {entries[i].text[:80]}",
-                    "b": f"{entries[j].file}: {entries[j].text[:80]}",
-                    "on": hit[0],
-                })
+                report.contradictions.append(
+                    {
+                        "a": f"{entries[i].file}: {entries[i].text[:80]}",
+                        "b": f"{entries[j].file}: {entries[j].text[:80]}",
+                        "on": hit[0],
+                    }
+                )
     if project_dir is not None:
         claude_md = project_dir / "CLAUDE.md"
         try:
@@ -85,7 +94,7 @@ def orient_memory(key: str, memory: Memory, project_dir: Path | None) -> OrientR
         except OSError:
             rules = []
         rule_statements = [(r, analyse(r)) for r in rules]
-        for entry, statement in zip(entries, statements):
+        for entry, statement in zip(entries, statements, strict=True):
             for rule, rule_statement in rule_statements:
                 hit = contradiction(statement, rule_statement) or contradiction(rule_statement, statement)
                 if hit:

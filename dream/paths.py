@@ -145,9 +145,7 @@ def resolve_paths(claude_dir: str | os.PathLike[str] | None = None) -> Paths:
 
 def memory_paths(memory_dir: Path, memory_type: str) -> MemoryPaths:
     """Files of a memory dir for a layout. `memory_dir` holds MEMORY.md in every layout."""
-    if memory_type == "openclaw":
-        topic_dir = memory_dir / "memory"
-    elif memory_type == "project-root" and (memory_dir / "memory").is_dir():
+    if memory_type == "openclaw" or (memory_type == "project-root" and (memory_dir / "memory").is_dir()):
         topic_dir = memory_dir / "memory"
     else:
         topic_dir = memory_dir

@@ -15,8 +15,9 @@ from dream import defaults
 from dream.config import Config
 from dream.gather import Target
 from dream.index import IndexResult, build_index
-from dream.memory import ARCHIVE, TOPIC_DESCRIPTION, TOPIC_TYPE, Entry, Memory, MemoryFile
-from dream.proposals import ADD, ARCHIVE as ARCHIVE_ACTION, REDATE, REPLACE, UPDATE, Proposal, Refusal, propose
+from dream.memory import TOPIC_DESCRIPTION, TOPIC_TYPE, Entry, Memory, MemoryFile
+from dream.proposals import ADD, REDATE, REPLACE, UPDATE, Proposal, Refusal, propose
+from dream.proposals import ARCHIVE as ARCHIVE_ACTION
 from dream.redact import contains_secret, redact
 from dream.review import ReviewState
 
@@ -99,7 +100,9 @@ def is_pinned(entry: Entry) -> bool:
     return "(pinned)" in raw or "📌" in entry.raw or "<!-- pin" in raw
 
 
-def decide(proposals: list[Proposal], config: Config, review: ReviewState, approved: set[str]) -> list[Decision]:
+def decide(
+    proposals: list[Proposal], config: Config, review: ReviewState, approved: set[str]
+) -> list[Decision]:
     decisions: list[Decision] = []
     changes = 0
     for proposal in proposals:
@@ -128,14 +131,22 @@ def decide(proposals: list[Proposal], config: Config, review: ReviewState, appro
     return decisions
 
 
-def format_entry(text: str, day: str, source: str, confidence: str, updated: str | None = None,
-                 previously: str | None = None) -> str:
+def format_entry(
+    text: str,
+    day: str,
+    source: str,
+    confidence: str,
+    updated: str | None = None,
+    previously: str | None = None,
+) -> str:
     note = f" (Updated {updated}, previously: {previously})" if updated and previously else ""
     tail = f" (source: {source}, confidence: {confidence})" if source else ""
     return f"- [{day}] {text}{note}{tail}"
 
 
-def archive_line(entry_text: str, today: date, reason: str, original_date: str | None, source: str | None) -> str:
+def archive_line(
+    entry_text: str, today: date, reason: str, original_date: str | None, source: str | None
+) -> str:
     was = f"; dated {original_date}" if original_date else ""
     src = f"; source: {source}" if source else ""
     return f"- [{today.isoformat()}] {entry_text} (archived: {reason}{was}{src})"
@@ -146,8 +157,14 @@ def new_topic_lines(rel: str, memory_type: str) -> list[str]:
     title = base[:-3].capitalize()
     lines: list[str] = []
     if memory_type == "native":
-        lines += ["---", f"name: {title}", f"description: {TOPIC_DESCRIPTION.get(base, title)}",
-                  f"type: {TOPIC_TYPE.get(base, 'project')}", "---", ""]
+        lines += [
+            "---",
+            f"name: {title}",
+            f"description: {TOPIC_DESCRIPTION.get(base, title)}",
+            f"type: {TOPIC_TYPE.get(base, 'project')}",
+            "---",
+            "",
+        ]
     lines += [f"# {title}", ""]
     return lines
 
@@ -219,8 +236,14 @@ def apply_decisions(edits: _Edits, decisions: list[Decision]) -> None:
             edits.editor(_topic_rel(memory, p.file)).append(format_entry(p.text, p.date, p.source, label))
         elif p.action in (UPDATE, REDATE) and p.target is not None:
             t = p.target
-            line = format_entry(p.text if p.action == REDATE else t.text, p.date, p.source, t.confidence or label,
-                                t.updated, t.previously)
+            line = format_entry(
+                p.text if p.action == REDATE else t.text,
+                p.date,
+                p.source,
+                t.confidence or label,
+                t.updated,
+                t.previously,
+            )
             edits.editor(t.file).replace(t, [line])
         elif p.action == REPLACE and p.target is not None:
             t = p.target
@@ -254,7 +277,9 @@ def build_plan(
     apply_decisions(edits, plan.decisions)
     for rel, memory_file in memory.files.items():
         # A secret already sitting in a file dream manages is redacted by rewriting that file.
-        if memory_file.kind in ("topic", "archive") and contains_secret(memory_file.raw.decode("utf-8", "replace")):
+        if memory_file.kind in ("topic", "archive") and contains_secret(
+            memory_file.raw.decode("utf-8", "replace")
+        ):
             edits.editor(rel)
     plan.index = build_index(memory, edits, target, config, today, prune_missing_project)
     plan.archived = edits.archived
@@ -286,4 +311,3 @@ def _materialise(plan: Plan, edits: _Edits) -> None:
             continue
         mode = original.mode if original else None
         plan.changes.append(FileChange(rel, path, old, data, mode))
-

@@ -112,7 +112,7 @@ def propose(memory: Memory, signals: list[Signal]) -> Proposals:
             elif duplicate_of is None and is_duplicate(statement, other):
                 duplicate_of = item
         if contradicted:
-            for item, term, explicit in contradicted:
+            for item, _term, _explicit in contradicted:
                 older = item.date if isinstance(item, Proposal) else entry_date(item)
                 if older and older > day:
                     refusals.append(Refusal(text, "superseded", f"memory says otherwise since {older}"))
@@ -212,7 +212,9 @@ def _replace(
         proposal = _from_signal(ADD, signal, text, "new (supersedes an earlier statement of this window)")
         proposals.append(proposal)
         return proposal
-    proposal = _from_signal(REPLACE, signal, text, f"contradicts {first.file} on '{term}'; the newer statement wins")
+    proposal = _from_signal(
+        REPLACE, signal, text, f"contradicts {first.file} on '{term}'; the newer statement wins"
+    )
     proposal.file, proposal.target, proposal.previously = first.file, first, first.text
     if not explicit:
         proposal.hold.append(f"implicit contradiction on '{term}' (no explicit change in the words)")
@@ -222,7 +224,9 @@ def _replace(
     proposals.append(proposal)
     for other, other_term, _ in contradicted[1:]:
         if isinstance(other, Entry) and not other.native:
-            extra = _from_signal(ARCHIVE, signal, other.text, f"contradicted on '{other_term}' by: {text[:80]}")
+            extra = _from_signal(
+                ARCHIVE, signal, other.text, f"contradicted on '{other_term}' by: {text[:80]}"
+            )
             extra.file, extra.target = other.file, other
             proposals.append(extra)
     return proposal

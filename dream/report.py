@@ -71,7 +71,9 @@ class RunResult:
 
     def to_json(self, bounded: bool = True) -> dict[str, Any]:
         data = asdict(self)
-        data["targets"] = [_bounded(t) if bounded else {**asdict(t), "counts": t.counts()} for t in self.targets]
+        data["targets"] = [
+            _bounded(t) if bounded else {**asdict(t), "counts": t.counts()} for t in self.targets
+        ]
         data["failures"], data["failures_more"] = _cap(self.failures, defaults.REPORT_MAX_FAILURES)
         return data
 
@@ -165,7 +167,8 @@ def render_run(result: RunResult, as_json: bool = False) -> str:
     out.append(f"dream {mode} {result.run_id}  window since {result.since[:10]}")
     out.append(
         f"read: {read['files']} session files, {read['user_messages']} user messages; "
-        f"digests built {result.digests['built']}, reused {result.digests['reused']}, dropped {result.digests['dropped']}; "
+        f"digests built {result.digests['built']}, reused {result.digests['reused']}, "
+        f"dropped {result.digests['dropped']}; "
         f"lines skipped: {skipped['malformed']} malformed, {skipped['oversized']} oversized, "
         f"{skipped['truncated_last_line']} truncated, {skipped['invalid_utf8']} invalid UTF-8"
     )
@@ -184,7 +187,8 @@ def _render_target(target: TargetReport, dry_run: bool) -> list[str]:
     counts = target.counts()
     out = ["", f"== {target.key}  ({target.memory_type}: {target.memory_dir})  [{target.status}]"]
     out.append(
-        f"sessions {target.sessions}, signals {target.signals}; added {counts['added']}, updated {counts['updated']}, "
+        f"sessions {target.sessions}, signals {target.signals}; "
+        f"added {counts['added']}, updated {counts['updated']}, "
         f"contradictions resolved {counts['contradictions_resolved']}, archived {counts['archived']}, "
         f"pending review {counts['pending']}, refused {counts['refused']}"
     )
@@ -200,19 +204,27 @@ def _render_target(target: TargetReport, dry_run: bool) -> list[str]:
         reasons = Counter(r["reason"] for r in target.refusals)
         out.append("refused: " + ", ".join(f"{n} {reason}" for reason, n in sorted(reasons.items())))
         for r in target.refusals[: defaults.REPORT_MAX_REFUSALS]:
-            out.append(f"  {r['reason']}: {r['text'][:80]}" + (f" ({r['detail'][:80]})" if r.get("detail") else ""))
+            out.append(
+                f"  {r['reason']}: {r['text'][:80]}" + (f" ({r['detail'][:80]})" if r.get("detail") else "")
+            )
         if len(target.refusals) > defaults.REPORT_MAX_REFUSALS:
             out.append(f"  … and {len(target.refusals) - defaults.REPORT_MAX_REFUSALS} more")
     if target.redactions:
-        out.append("redacted secrets: " + ", ".join(f"{kind} ×{n}" for kind, n in sorted(target.redactions.items())))
+        out.append(
+            "redacted secrets: " + ", ".join(f"{kind} ×{n}" for kind, n in sorted(target.redactions.items()))
+        )
     if target.unsafe:
-        out.append("held as unsafe (text that tries to instruct the agent): " + ", ".join(sorted(set(target.unsafe))))
+        out.append(
+            "held as unsafe (text that tries to instruct the agent): " + ", ".join(sorted(set(target.unsafe)))
+        )
     for item in target.archived[: defaults.REPORT_MAX_PROPOSALS]:
         out.append(f"archived: {item['text'][:80]}  — {item['reason'][:80]}")
     if target.migrated:
         out.append(f"moved {target.migrated} inline entries out of MEMORY.md into topic files")
     if target.demoted:
-        out.append(f"left out of MEMORY.md to stay under Claude Code's limits: {len(target.demoted)} index lines")
+        out.append(
+            f"left out of MEMORY.md to stay under Claude Code's limits: {len(target.demoted)} index lines"
+        )
     for item in target.unparsed:
         out.append(f"left untouched (cannot parse): {item['file']}: {item['error']}")
     if target.written:

@@ -16,8 +16,21 @@ from dream.memory import Entry, Memory
 from dream.proposals import Proposal
 
 _FIELDS = (
-    "action", "category", "file", "text", "date", "source", "confidence", "durability", "change_risk",
-    "sensitivity", "reason", "previously", "session_id", "uuid", "timestamp",
+    "action",
+    "category",
+    "file",
+    "text",
+    "date",
+    "source",
+    "confidence",
+    "durability",
+    "change_risk",
+    "sensitivity",
+    "reason",
+    "previously",
+    "session_id",
+    "uuid",
+    "timestamp",
 )
 
 
@@ -40,8 +53,9 @@ def proposal_from_json(data: dict[str, Any], memory: Memory) -> Proposal | None:
         if target is None:
             return None
     kwargs = {name: data[name] for name in _FIELDS if name in data}
-    proposal = Proposal(**kwargs, target=target, hold=list(data.get("hold", [])),
-                        redactions=tuple(data.get("redactions", [])))
+    proposal = Proposal(
+        **kwargs, target=target, hold=list(data.get("hold", [])), redactions=tuple(data.get("redactions", []))
+    )
     return proposal
 
 
@@ -76,6 +90,10 @@ def load_review(path: Path) -> ReviewState:
         return ReviewState(path)
     if not isinstance(data, dict):
         return ReviewState(path)
-    pending = data.get("pending") if isinstance(data.get("pending"), dict) else {}
-    rejected = data.get("rejected") if isinstance(data.get("rejected"), list) else []
-    return ReviewState(path, dict(pending), {str(r) for r in rejected})
+    pending = data.get("pending")
+    rejected = data.get("rejected")
+    return ReviewState(
+        path,
+        dict(pending) if isinstance(pending, dict) else {},
+        {str(r) for r in rejected} if isinstance(rejected, list) else set(),
+    )

@@ -22,7 +22,8 @@ _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 # `@path` at the start of a word is a Claude Code memory import: it would pull a file into context.
 _IMPORT = re.compile(r"(?<![\w`])@(?=[~./\w-]*[/.~])([~./\w-]+)")
 _OVERRIDE = re.compile(
-    r"ignore (?:all |any )?(?:the )?(?:previous|prior|above|earlier|preceding) (?:instructions|rules|prompts?)|"
+    r"ignore (?:all |any )?(?:the )?(?:previous|prior|above|earlier|preceding) "
+    r"(?:instructions|rules|prompts?)|"
     r"disregard (?:all |any )?(?:the )?(?:previous|prior|above|earlier|system)|"
     r"forget (?:all |everything )?(?:you were told|previous instructions|your instructions)|"
     r"you are now\b|new (?:system )?instructions?:|system prompt|developer mode|jailbreak|"

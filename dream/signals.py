@@ -34,8 +34,9 @@ JSON_KEYS = (
 )
 
 _VOLATILE = re.compile(
-    r"\bfor now\b|\bcurrently\b|\bat the moment\b|\bright now\b|\buntil\b|\btemporar|\bthis (?:week|sprint|"
-    r"month|quarter)\b|\bfor the time being\b|\bstill\b|\bnot yet\b|\bfor the moment\b|\btoday\b|\btomorrow\b",
+    r"\bfor now\b|\bcurrently\b|\bat the moment\b|\bright now\b|\buntil\b|\btemporar|"
+    r"\bthis (?:week|sprint|month|quarter)\b|\bfor the time being\b|\bstill\b|\bnot yet\b|"
+    r"\bfor the moment\b|\btoday\b|\btomorrow\b",
     re.IGNORECASE,
 )
 _PERSONAL = re.compile(

@@ -74,9 +74,9 @@ def verify_memory(memory: Memory, before_keys: Iterable[str] | None = None) -> l
     missing = []
     if index is not None:
         for _, target, _ in index.links:
-            if target.endswith(".md") and "://" not in target and not target.startswith(("#", "/")):
-                if not (memory.paths.memory_dir / target).is_file():
-                    missing.append(target)
+            local = target.endswith(".md") and "://" not in target and not target.startswith(("#", "/"))
+            if local and not (memory.paths.memory_dir / target).is_file():
+                missing.append(target)
     checks.append(Check("index-links", not missing, ", ".join(missing[:5])))
 
     if before_keys is not None:
@@ -93,7 +93,13 @@ def verify_memory(memory: Memory, before_keys: Iterable[str] | None = None) -> l
             elif _hash_in_archive(key, memory):
                 continue
             lost.append(key[:60])
-        checks.append(Check("nothing-lost", not lost, f"{len(lost)} entries missing: " + "; ".join(lost[:5]) if lost else ""))
+        checks.append(
+            Check(
+                "nothing-lost",
+                not lost,
+                f"{len(lost)} entries missing: " + "; ".join(lost[:5]) if lost else "",
+            )
+        )
 
     leaks = []
     for rel, memory_file in [*memory.files.items(), *([("MEMORY.md", index)] if index else [])]:

@@ -27,7 +27,7 @@ from dream.features import sentence_features  # noqa: E402
 from dream.sentences import split_sentences  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
-TRAIN_FILES = sorted(DATA.glob("signals-train-*.jsonl")) + [DATA / "signals-dev.jsonl"]
+TRAIN_FILES = [*sorted(DATA.glob("signals-train-*.jsonl")), DATA / "signals-dev.jsonl"]
 HELDOUT = DATA / "signals-heldout.jsonl"
 OUT = ROOT / "dream" / "data" / "signal_model.json"
 VERSION = "3"
@@ -56,7 +56,11 @@ def score(weights: dict[str, float], feats: list[str]) -> float:
 
 
 def sgd(
-    examples: list[tuple[list[str], int]], epochs: int = 30, rate: float = 0.15, l2: float = 1e-3, seed: int = 7
+    examples: list[tuple[list[str], int]],
+    epochs: int = 30,
+    rate: float = 0.15,
+    l2: float = 1e-3,
+    seed: int = 7,
 ) -> dict[str, float]:
     weights: dict[str, float] = {}
     rng = random.Random(seed)
@@ -96,7 +100,9 @@ def train_signal(rows: list[tuple[str, list[str]]]) -> dict[str, float]:
     return weights
 
 
-def train_categories(rows: list[tuple[str, list[str]]], signal: dict[str, float]) -> dict[str, dict[str, float]]:
+def train_categories(
+    rows: list[tuple[str, list[str]]], signal: dict[str, float]
+) -> dict[str, dict[str, float]]:
     best_sentence = []
     for text, labels in rows:
         if not labels:
@@ -130,7 +136,10 @@ def f1(rows: list[tuple[str, list[str]]], signal: dict[str, float], threshold: f
         "precision": round(precision, 3),
         "recall": round(recall, 3),
         "f1": round(2 * precision * recall / (precision + recall), 3) if precision + recall else 0.0,
-        "tp": tp, "fp": fp, "fn": fn, "tn": tn,
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "tn": tn,
     }
 
 

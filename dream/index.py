@@ -235,15 +235,20 @@ def _topic_rows(memory: Memory, final: dict[str, list[Entry]]) -> list[tuple[str
 
 
 def _quick_reference(memory: Memory, final: dict[str, list[Entry]]) -> list[str]:
-    picks: list[str] = []
-    for category in ("correction", "preference", "decision", "pattern", "fact"):
+    """At most 10 lines: corrections first (with entries that replaced a contradicted memory),
+    then preferences, decisions, patterns and facts; newest first within each."""
+    order = ("correction", "preference", "decision", "pattern", "fact")
+    ranked: list[tuple[int, str, Entry]] = []
+    for rank, category in enumerate(order):
         rel = memory.rel(memory.paths.topic_dir / TOPIC_FILES[category])
-        entries = sorted(final.get(rel, []), key=lambda e: e.updated or e.date or "", reverse=True)
-        for entry in entries:
-            if len(picks) >= defaults.QUICK_REFERENCE_MAX:
-                return picks
-            picks.append("- " + _clip(entry.text, defaults.INDEX_LINE_MAX_CHARS - 2))
-    return picks
+        for entry in final.get(rel, []):
+            ranked.append((0 if entry.previously else rank, entry.updated or entry.date or "", entry))
+    ranked.sort(key=lambda item: item[1], reverse=True)
+    ranked.sort(key=lambda item: item[0])  # stable: newest first within a rank
+    return [
+        "- " + _clip(e.text, defaults.INDEX_LINE_MAX_CHARS - 2)
+        for _, _, e in ranked[: defaults.QUICK_REFERENCE_MAX]
+    ]
 
 
 def _native_lines(memory: Memory) -> list[tuple[float, str]]:

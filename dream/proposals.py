@@ -8,6 +8,7 @@ merged with each other the same way, so a preference said three times becomes on
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -70,6 +71,22 @@ class Proposals:
     refusals: list[Refusal]
 
 
+_LEAD_IN = re.compile(
+    r"^(?:(?:no|nope|nah|ok|okay|yes|yeah|right|well|oh|ugh|hey|hmm|sorry|again)\s*[,:!.;—–-]+\s*"
+    r"|(?:actually|btw|fyi|also|so|and|but|please|pls|heads up|for the record|just so you know|"
+    r"remember that|note that|keep in mind that|for future reference|as i said)\b\s*[,:!—–-]*\s*)+",
+    re.IGNORECASE,
+)
+
+
+def tidy_entry_text(text: str) -> str:
+    """The statement without conversational lead-ins ("No, …", "Actually, …", "Please …")."""
+    tidy = _LEAD_IN.sub("", text).strip()
+    if len(tidy) < 3:
+        return text
+    return tidy[0].upper() + tidy[1:]
+
+
 def source_label(signal: Signal) -> str:
     return f"session {signal.timestamp[:10]} {signal.session_id[:8]} msg {signal.uuid[:8]}".rstrip()
 
@@ -97,7 +114,7 @@ def propose(memory: Memory, signals: list[Signal]) -> Proposals:
 
     for signal in sorted(signals, key=lambda s: (s.timestamp, s.uuid, s.text)):
         day = signal.timestamp[:10]
-        text, _ = absolutize(signal.text, date.fromisoformat(day))
+        text, _ = absolutize(tidy_entry_text(signal.text), date.fromisoformat(day))
         statement = analyse(text)
         if not statement.terms:
             refusals.append(Refusal(text, "invalid", "no content words"))

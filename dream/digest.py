@@ -18,7 +18,7 @@ from typing import Any
 
 from dream import defaults
 from dream.discover import CLAUDE, OPENCLAW_LOG, SessionSource
-from dream.model import load_model
+from dream.model import MODEL_VERSION
 from dream.paths import Paths
 from dream.redact import redact
 from dream.signals import Signal, extract_signals
@@ -85,7 +85,7 @@ class Digest:
 
 
 def _format_id() -> str:
-    return f"{DIGEST_FORMAT}/{load_model().version}"
+    return f"{DIGEST_FORMAT}/{MODEL_VERSION}"
 
 
 def digest_path(paths: Paths, source: SessionSource) -> Path:
@@ -198,14 +198,22 @@ def get_digest(
 
 
 def _store(paths: Paths, source: SessionSource, digest: Digest, dstats: DigestStats) -> None:
-    from dream.fsio import atomic_write_text
-
+    # Replaced atomically but not fsynced: a cache lost in a crash is rebuilt, and fsync per
+    # session would cost more than parsing the session again.
     target = digest_path(paths, source)
+    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(target, json.dumps(digest.to_json(), ensure_ascii=False, separators=(",", ":")))
-    except Exception as exc:  # a cache that cannot be written only costs speed next time
-        dstats.cache_errors.append(f"{target}: {exc}")
+        temp.write_text(
+            json.dumps(digest.to_json(), ensure_ascii=False, separators=(",", ":")), encoding="utf-8"
+        )
+        os.replace(temp, target)
+    except OSError as exc:  # a cache that cannot be written only costs speed next time
+        dstats.cache_errors.append(f"{target}: {exc.strerror or exc}")
+        try:
+            temp.unlink()
+        except OSError:
+            pass
 
 
 def drop_orphans(paths: Paths, folders: set[str], dstats: DigestStats) -> None:

@@ -70,7 +70,7 @@ def _category_from_heading(heading: str | None) -> str | None:
 def _category_by_model(text: str) -> str:
     from dream.signals import score_message
 
-    scored = score_message(text)
+    scored = score_message(text, with_categories=True)
     if not scored:
         return "fact"
     best = max(scored, key=lambda s: s.probability)

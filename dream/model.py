@@ -15,6 +15,9 @@ from importlib import resources
 from dream.defaults import CATEGORIES
 
 MODEL_RESOURCE = "signal_model.json"
+# Must equal the "version" inside the JSON (checked at load): digests are keyed by it, and
+# reading it here avoids loading the weights when every digest is cached.
+MODEL_VERSION = "3"
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,10 @@ def _sigmoid(x: float) -> float:
 @lru_cache(maxsize=1)
 def load_model() -> SignalModel:
     raw = json.loads(resources.files("dream.data").joinpath(MODEL_RESOURCE).read_text(encoding="utf-8"))
+    if str(raw["version"]) != MODEL_VERSION:
+        raise RuntimeError(
+            f"signal model version {raw['version']} does not match MODEL_VERSION {MODEL_VERSION}"
+        )
     return SignalModel(
         version=str(raw["version"]),
         threshold=float(raw["threshold"]),

@@ -94,8 +94,11 @@ class ScoredSentence:
     cues: tuple[str, ...]
 
 
-def score_message(text: str) -> list[ScoredSentence]:
-    """Every prose sentence of a message with its signal probability, best category first."""
+def score_message(text: str, with_categories: bool = False) -> list[ScoredSentence]:
+    """Every prose sentence of a message with its signal probability, best category first.
+
+    Categories are scored only for sentences above the threshold unless asked for.
+    """
     model = load_model()
     sentences = split_sentences(text)
     is_question = text.rstrip().endswith("?")
@@ -103,9 +106,11 @@ def score_message(text: str) -> list[ScoredSentence]:
     for sentence in sentences:
         feats = sentence_features(sentence, is_question, len(sentences))
         probability = model.signal_probability(feats)
-        by_category = model.category_probabilities(feats)
-        ranked = sorted(by_category, key=lambda c: -by_category[c])
-        chosen = tuple(c for c in ranked if by_category[c] >= 0.5) or (ranked[0],)
+        chosen: tuple[str, ...] = ()
+        if probability >= model.threshold or with_categories:
+            by_category = model.category_probabilities(feats)
+            ranked = sorted(by_category, key=lambda c: -by_category[c])
+            chosen = tuple(c for c in ranked if by_category[c] >= 0.5) or (ranked[0],)
         cues = tuple(name for name in CUES if f"cue:{name}" in feats)
         scored.append(ScoredSentence(sentence, probability, chosen, cues))
     return scored

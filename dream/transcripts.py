@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from dream import defaults
 
@@ -30,7 +30,7 @@ _NEVER_USER_TEXT = (
     b'"isCompactSummary":true',
     b'"isVisibleInTranscriptOnly":true',
 )
-_OPENCLAW_USER = (b'"role":"user"', b'"role": "user"')
+_OPENCLAW_NEEDLES = (b'"role":"user"', b'"role": "user"', b'"type":"session"', b'"type": "session"')
 
 # Messages that are the client's wrappers around a slash command or a `!` shell command.
 _WRAPPER_TAGS = (
@@ -135,44 +135,116 @@ def _content_text(content: Any) -> str | None:
     return "\n".join(parts) if parts else None
 
 
-def _iter_lines(path: Path, stats: ReadStats) -> Iterator[bytes]:
-    """Raw lines of a file, without reading an oversized line into memory."""
-    limit = defaults.MAX_USER_LINE_BYTES
+_CHUNK = 1 << 20
+
+
+def _open(path: Path, stats: ReadStats) -> BinaryIO | None:
     try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed in finally; a generator needs this shape
+        return open(path, "rb")
     except OSError as exc:
         stats.unreadable.append((str(path), exc.strerror or exc.__class__.__name__))
+        return None
+
+
+def _line_spans(
+    block: bytes, lo: int, hi: int, probe: bytes, needles: tuple[bytes, ...]
+) -> list[tuple[int, int]]:
+    """(start, end) of every line in block[lo:hi] (complete lines) that holds one of the needles.
+
+    One scan for `probe` (a substring of every needle), then the needles on that line only.
+    """
+    spans: list[tuple[int, int]] = []
+    position = block.find(probe, lo, hi)
+    while position >= 0:
+        start = max(block.rfind(b"\n", lo, position) + 1, lo)
+        end = block.find(b"\n", position, hi) + 1
+        line = block[start:end]
+        if any(needle in line for needle in needles):
+            spans.append((start, end))
+        position = block.find(probe, end, hi)
+    return spans
+
+
+def _candidate_lines(
+    path: Path, stats: ReadStats, probe: bytes, needles: tuple[bytes, ...]
+) -> Iterator[bytes]:
+    """Complete lines of a file that hold one of the needles, found by scanning 1 MB blocks.
+
+    Every other line is only counted, never split out or decoded: that is what makes a read of a
+    real transcript (mostly request blobs and attachments) cheap. A line longer than
+    MAX_USER_LINE_BYTES is skipped without being held in memory. A file that does not start
+    with a JSON object is not a transcript: its lines are counted as malformed and skipped.
+    """
+    limit = defaults.MAX_USER_LINE_BYTES
+    handle = _open(path, stats)
+    if handle is None:
         return
+    stats.files += 1
+    carry = b""  # the start of a line that continues in the next block
+    skipping = False  # inside an oversized line: drop bytes until its newline
+    first = True
     try:
-        stats.files += 1
         while True:
             try:
-                line = handle.readline(limit)
+                block = handle.read(_CHUNK)
             except OSError as exc:  # the file vanished or its disk failed mid-read
                 stats.unreadable.append((str(path), exc.strerror or exc.__class__.__name__))
                 return
-            if not line:
-                return
-            stats.bytes += len(line)
-            if len(line) >= limit and not line.endswith(b"\n"):
-                # Too long to be typed text: skip the rest of it without keeping it.
+            if not block:
+                break
+            stats.bytes += len(block)
+            if first:
+                first = False
+                if block.lstrip()[:1] not in (b"{", b""):
+                    stats.malformed_lines += block.count(b"\n") + 1
+                    for rest in iter(lambda: handle.read(_CHUNK), b""):
+                        stats.bytes += len(rest)
+                        stats.malformed_lines += rest.count(b"\n")
+                    return
+            newline = block.find(b"\n")
+            if newline < 0:
+                if not skipping:
+                    carry += block
+                    if len(carry) > limit:
+                        stats.oversized_lines += 1
+                        stats.lines += 1
+                        carry, skipping = b"", True
+                continue
+            # The line that started in an earlier block ends here.
+            if skipping:
+                skipping = False
+            elif carry or newline > 0:
+                head = carry + block[: newline + 1]
+                stats.lines += 1
+                if len(head) > limit:
+                    stats.oversized_lines += 1
+                elif any(needle in head for needle in needles):
+                    yield head
+            carry = b""
+            last = block.rfind(b"\n")
+            lo, hi = newline + 1, last + 1
+            if hi > lo:
+                stats.lines += block.count(b"\n", lo, hi)
+                for start, end in _line_spans(block, lo, hi, probe, needles):
+                    if end - start > limit:
+                        stats.oversized_lines += 1
+                        continue
+                    yield block[start:end]
+            carry = block[hi:]
+            if len(carry) > limit:
                 stats.oversized_lines += 1
                 stats.lines += 1
-                while True:
-                    rest = handle.readline(limit)
-                    stats.bytes += len(rest)
-                    if not rest or rest.endswith(b"\n"):
-                        break
-                continue
+                carry, skipping = b"", True
+        if carry.strip() and not skipping:
+            # No newline at the end: the client may be writing this line right now.
             stats.lines += 1
-            if not line.endswith(b"\n"):
-                # The client may be writing this line right now; a complete JSON object still counts.
-                try:
-                    json.loads(line)
-                except ValueError:
-                    stats.truncated_last_lines += 1
-                    return
-            yield line
+            try:
+                json.loads(carry)
+            except ValueError:
+                stats.truncated_last_lines += 1
+                return
+            if any(needle in carry for needle in needles):
+                yield carry
     finally:
         handle.close()
 
@@ -196,11 +268,7 @@ def read_claude_transcript(
 ) -> Iterator[UserMessage]:
     """The user's typed messages in a Claude Code transcript (2.1.x and 1.0.x formats)."""
     fallback_session = path.stem
-    for line in _iter_lines(path, stats):
-        if not any(marker in line for marker in _USER_TYPE):
-            if line.strip() and line.lstrip()[:1] != b"{":
-                stats.malformed_lines += 1
-            continue
+    for line in _candidate_lines(path, stats, b'"user"', _USER_TYPE):
         if any(marker in line for marker in _NEVER_USER_TEXT):
             continue
         entry = _parse(line, stats)
@@ -235,10 +303,7 @@ def read_openclaw_session(
     """User messages of an OpenClaw agent session (`{"type":"message","message":{"role":"user"}}`)."""
     session_id = path.stem
     cwd: str | None = None
-    for line in _iter_lines(path, stats):
-        is_header = b'"type":"session"' in line or b'"type": "session"' in line
-        if not is_header and not any(marker in line for marker in _OPENCLAW_USER):
-            continue
+    for line in _candidate_lines(path, stats, b'"', _OPENCLAW_NEEDLES):
         entry = _parse(line, stats)
         if entry is None:
             continue
@@ -290,8 +355,16 @@ def read_daily_log(path: Path, stats: ReadStats, since: datetime | None = None) 
     stamp = datetime(day.year, day.month, day.day, 12, tzinfo=timezone.utc)
     if since is not None and stamp < since:
         return
-    for number, line in enumerate(_iter_lines(path, stats), start=1):
-        text = line.decode("utf-8", "replace").strip()
+    try:
+        content = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        stats.unreadable.append((str(path), exc.strerror or exc.__class__.__name__))
+        return
+    stats.files += 1
+    stats.bytes += len(content)
+    for number, raw in enumerate(content.splitlines(), start=1):
+        stats.lines += 1
+        text = raw.strip()
         match = _REPORTED_SPEECH.match(text)
         if not match:
             continue

@@ -30,7 +30,8 @@ DATA = ROOT / "tests" / "data"
 TRAIN_FILES = [*sorted(DATA.glob("signals-train-*.jsonl")), DATA / "signals-dev.jsonl"]
 HELDOUT = DATA / "signals-heldout.jsonl"
 OUT = ROOT / "dream" / "data" / "signal_model.json"
-VERSION = "3"
+from dream.model import MODEL_VERSION as VERSION  # noqa: E402  (bump it there when features change)
+
 # Weights smaller than this change no decision measurably and would triple the file and its load time.
 PRUNE = 0.05
 

@@ -301,33 +301,38 @@ def snippet_block(claude_dir: str) -> str:
     return f"{MARK_BEGIN}\n{snippet.rstrip()}\n{MARK_END}\n"
 
 
-def with_snippet(text: str, block: str) -> str:
-    start = text.find(MARK_BEGIN)
-    end = text.find(MARK_END, start + 1) if start >= 0 else -1
-    if start >= 0 and end >= 0:
-        stop = end + len(MARK_END)
-        if text[stop : stop + 1] == "\n":
-            stop += 1
-        return text[:start] + block + text[stop:]
-    if not text:
-        return block
-    separator = "\n" if text.endswith("\n") else "\n\n"
-    return text + separator + block
-
-
-def without_snippet(text: str) -> str:
+def _block_span(text: str) -> tuple[int, int] | None:
+    """Start and end (past its newline) of the marked block in text, or None."""
     start = text.find(MARK_BEGIN)
     end = text.find(MARK_END, start + 1) if start >= 0 else -1
     if start < 0 or end < 0:
-        return text
+        return None
     stop = end + len(MARK_END)
     if text[stop : stop + 1] == "\n":
         stop += 1
-    head = text[:start]
-    # The blank line install added before the block goes with it.
-    if head.endswith("\n\n"):
-        head = head[:-1]
-    return head + text[stop:]
+    return start, stop
+
+
+def with_snippet(text: str, block: str) -> tuple[str, str | None]:
+    """(text with the block, the separator put before a newly appended block; None if it was there)."""
+    span = _block_span(text)
+    if span is not None:
+        return text[: span[0]] + block + text[span[1] :], None
+    separator = "" if not text else "\n" if text.endswith("\n") else "\n\n"
+    return text + separator + block, separator
+
+
+def without_snippet(text: str, separator: str | None = None) -> str:
+    """Text without the block and, when it is still there, the separator install put before it."""
+    span = _block_span(text)
+    if span is None:
+        return text
+    head = text[: span[0]]
+    if separator is None:
+        separator = "\n" if head.endswith("\n\n") else ""  # no record: the blank line install adds
+    if separator and head.endswith(separator):
+        head = head[: -len(separator)]
+    return head + text[span[1] :]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -479,16 +484,14 @@ def plan_install(layout: Layout, cli_python: str, hook_python: str, claude_md: b
         "skill_command": cli_command(cli_python, layout.claude_dir),
     }
     if claude_md:
-        manifest["claude_md"] = True
-    plan.write(layout.manifest, (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
-
-    if claude_md:
         old_md = read_bytes(layout.claude_md)
         text = "" if old_md is None else old_md.decode("utf-8", "surrogateescape")
-        plan.write(
-            layout.claude_md,
-            with_snippet(text, snippet_block(layout.claude_dir)).encode("utf-8", "surrogateescape"),
-        )
+        new_text, separator = with_snippet(text, snippet_block(layout.claude_dir))
+        plan.write(layout.claude_md, new_text.encode("utf-8", "surrogateescape"))
+        manifest["claude_md"] = True
+        if separator is not None:
+            manifest["claude_md_separator"] = separator
+    plan.write(layout.manifest, (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
     return plan
 
 
@@ -538,7 +541,8 @@ def plan_uninstall(layout: Layout) -> Plan:
     old_md = read_bytes(layout.claude_md)
     if old_md is not None:
         text = old_md.decode("utf-8", "surrogateescape")
-        stripped = without_snippet(text)
+        recorded = manifest.get("claude_md_separator")
+        stripped = without_snippet(text, recorded if isinstance(recorded, str) else None)
         if stripped != text:
             if not stripped and manifest.get("claude_md_existed") is False:
                 plan.remove(layout.claude_md)

@@ -74,7 +74,10 @@ class Session:
             # Memory dirs with no session in the window still get their index kept in shape.
             for memory_dir in native_memory_dirs(self.paths):
                 key = memory_dir.parent.name
-                targets.setdefault(key, Target(key, memory_dir, "native"))
+                if key not in targets:
+                    target = Target(key, memory_dir, "native")
+                    target.missing = self._is_missing_project(key, memory_dir)
+                    targets[key] = target
         return [targets[k] for k in sorted(targets)]
 
     def memory_paths(self, target: Target) -> Any:
@@ -88,7 +91,9 @@ class Session:
 
     # -- RUN ---------------------------------------------------------------------------------
 
-    def run(self, *, dry_run: bool = False, approved: set[str] | None = None) -> RunResult:
+    def run(
+        self, *, dry_run: bool = False, approved: set[str] | None = None, prune_missing_projects: bool = False
+    ) -> RunResult:
         from dream.apply import new_run_id
 
         run_id = new_run_id()
@@ -107,7 +112,7 @@ class Session:
         )
         codes: list[int] = []
         for target in self._targets(gathered):
-            report = self._run_target(target, run_id, dry_run, approved or set())
+            report = self._run_target(target, run_id, dry_run, approved or set(), prune_missing_projects)
             if report is None:
                 continue
             result.targets.append(report)
@@ -118,7 +123,7 @@ class Session:
         return result
 
     def _run_target(
-        self, target: Target, run_id: str, dry_run: bool, approved: set[str]
+        self, target: Target, run_id: str, dry_run: bool, approved: set[str], prune_missing: bool
     ) -> TargetReport | None:
         from dream.apply import apply_plan
         from dream.plan import build_plan
@@ -133,13 +138,22 @@ class Session:
         today = self.now.date()
 
         def replan(current: Memory) -> Any:
-            return build_plan(target, current, self.config, today=today, review=review, approved=approved)
+            return build_plan(
+                target,
+                current,
+                self.config,
+                today=today,
+                review=review,
+                approved=approved,
+                prune_missing_project=prune_missing,
+            )
 
         plan = replan(memory)
         report = TargetReport(
             target.key,
             str(target.memory_dir),
             target.memory_type,
+            missing_project=target.missing,
             sessions=len(target.digests),
             signals=len(target.signals),
         )
@@ -193,7 +207,24 @@ class Session:
         after = load_memory(plan.memory.paths, target.memory_type)
         entries_path = self._entries_path(target.memory_dir)
         entries_path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(entries_path, json.dumps({"entries": entry_key_hashes(after)}))
+        cwd = target.cwd or self._recorded_cwd(target.memory_dir)
+        atomic_write_text(entries_path, json.dumps({"entries": entry_key_hashes(after), "cwd": cwd}))
+
+    def _recorded_cwd(self, memory_dir: Path) -> str | None:
+        try:
+            data = json.loads(self._entries_path(memory_dir).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        cwd = data.get("cwd") if isinstance(data, dict) else None
+        return cwd if isinstance(cwd, str) else None
+
+    def _is_missing_project(self, key: str, memory_dir: Path) -> bool:
+        """No transcripts left for the project and the folder its sessions ran in is gone."""
+        folder = self.paths.projects_dir / key
+        if any(folder.glob("*.jsonl")) or any(folder.glob("sessions/*.jsonl")):
+            return False
+        cwd = self._recorded_cwd(memory_dir)
+        return cwd is not None and not Path(cwd).exists()
 
     def _mark_dreamt(self, target: Target) -> None:
         """After a successful run: `.last-dream`, the pending flag and the sessions seen."""
@@ -366,6 +397,9 @@ def _fill(report: TargetReport, plan: Any) -> None:
     report.pruned = len(plan.index.pruned) if plan.index else 0
     report.demoted = list(plan.index.demoted) if plan.index else []
     report.unparsed = [{"file": f.name, "error": f.error or ""} for f in plan.memory.unparsed]
+    applied = sum(1 for d in plan.decisions if d.outcome == "applied")
+    over_cap = sum(1 for d in plan.decisions if "per-run cap" in d.why)
+    report.budget = {"cap": plan.cap, "applied": applied, "left_pending_over_cap": over_cap}
 
 
 def _report_row(run_id: str, report: TargetReport) -> dict[str, Any]:

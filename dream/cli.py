@@ -125,13 +125,18 @@ def signals(ctx: click.Context, /, **local: Any) -> int:
 
 @main.command()
 @common_options
+@click.option(
+    "--prune-missing-projects",
+    is_flag=True,
+    help="Archive the memory of projects whose folder and transcripts no longer exist.",
+)
 @click.pass_context
 @_run_guarded
-def run(ctx: click.Context, /, **local: Any) -> int:
+def run(ctx: click.Context, /, prune_missing_projects: bool = False, **local: Any) -> int:
     """Run all four phases: orient, gather, consolidate, prune & index, then verify."""
     settings = _settings(ctx, local)
     session = _session(settings)
-    result = session.run(dry_run=bool(settings.get("dry_run")))
+    result = session.run(dry_run=bool(settings.get("dry_run")), prune_missing_projects=prune_missing_projects)
     from dream.report import render_run
 
     click.echo(render_run(result, as_json=bool(settings.get("as_json"))))

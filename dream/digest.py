@@ -8,6 +8,7 @@ cache holds only redacted text.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -210,10 +211,8 @@ def _store(paths: Paths, source: SessionSource, digest: Digest, dstats: DigestSt
         os.replace(temp, target)
     except OSError as exc:  # a cache that cannot be written only costs speed next time
         dstats.cache_errors.append(f"{target}: {exc.strerror or exc}")
-        try:
+        with contextlib.suppress(OSError):
             temp.unlink()
-        except OSError:
-            pass
 
 
 def drop_orphans(paths: Paths, folders: set[str], dstats: DigestStats) -> None:

@@ -28,6 +28,8 @@ class Target:
     # Words used in the window's sessions: prune keeps an old entry that any of them mentions.
     terms: set[str] = field(default_factory=set)
     cwd: str | None = None
+    # The project's folder and its transcripts are gone (reported; archived only on request).
+    missing: bool = False
 
 
 @dataclass

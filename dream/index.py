@@ -181,6 +181,21 @@ def _prune(memory: Memory, edits: _Edits, target: Target, config: Config, today:
     return pruned
 
 
+def _archive_all(memory: Memory, edits: _Edits, reason: str) -> list[str]:
+    archived = []
+    archive_rel = memory.rel(memory.paths.archive)
+    for entry in memory.entries:
+        if entry.native or entry.file == archive_rel:
+            continue
+        editor = edits.editors.get(entry.file)
+        if editor is not None and entry.line in editor.replacements:
+            continue
+        edits.editor(entry.file).remove(entry)
+        edits.archive(entry, reason)
+        archived.append(entry.text)
+    return archived
+
+
 def build_index(
     memory: Memory,
     edits: _Edits,
@@ -210,6 +225,8 @@ def build_index(
             known.add(normalise_key(text))
             result.migrated.append(text)
     result.pruned = _prune(memory, edits, target, config, today)
+    if prune_missing_project and target.missing:
+        result.pruned += _archive_all(memory, edits, "project folder and transcripts no longer exist")
     final = _final_entries(memory, edits)
     result.lines = _render(memory, final, today, result)
     return result

@@ -68,6 +68,7 @@ class Plan:
     migrated: list[str] = field(default_factory=list)
     redactions: list[str] = field(default_factory=list)
     index: IndexResult | None = None
+    cap: int = 0
 
     def outcome(self, outcome: str) -> list[Decision]:
         return [d for d in self.decisions if d.outcome == outcome]
@@ -268,7 +269,7 @@ def build_plan(
     approved: set[str] | None = None,
     prune_missing_project: bool = False,
 ) -> Plan:
-    plan = Plan(target, memory, today)
+    plan = Plan(target, memory, today, cap=config.max_changes)
     found = propose(memory, target.signals)
     found.proposals.extend(review.restore(memory, {p.id for p in found.proposals}))
     plan.refusals = found.refusals

@@ -41,6 +41,8 @@ class TargetReport:
     failures: list[str] = field(default_factory=list)
     diff: str = ""
     status: str = "ok"  # ok | busy | failed | verification-failed
+    missing_project: bool = False
+    budget: dict[str, int] = field(default_factory=dict)
 
     def counts(self) -> dict[str, int]:
         outcomes = Counter(p["outcome"] for p in self.proposals)
@@ -219,6 +221,21 @@ def _render_target(target: TargetReport, dry_run: bool) -> list[str]:
         )
     for item in target.archived[: defaults.REPORT_MAX_PROPOSALS]:
         out.append(f"archived: {item['text'][:80]}  — {item['reason'][:80]}")
+    if target.budget:
+        b = target.budget
+        out.append(
+            f"budget: {b['applied']} of at most {b['cap']} changes applied; "
+            f"{b['left_pending_over_cap']} left pending over the cap"
+        )
+    if target.missing_project:
+        out.append(
+            "project folder and transcripts no longer exist"
+            + (
+                "; its memory was archived"
+                if target.pruned
+                else "; run with --prune-missing-projects to archive its memory"
+            )
+        )
     if target.migrated:
         out.append(f"moved {target.migrated} inline entries out of MEMORY.md into topic files")
     if target.demoted:

@@ -302,24 +302,44 @@ def test_claude_dir_path_blocked_by_a_file(tmp_path: Path) -> None:
     assert blocker.read_text() == "not a folder"
 
 
-def _read_only_prefix(folder: Path) -> tuple[str, ...] | None:
-    """A command prefix that runs a process which cannot write under `folder`, or None."""
+def _set_writable(folder: Path, writable: bool) -> None:
+    for path in [folder, *folder.rglob("*")]:
+        mode = path.stat().st_mode
+        path.chmod(mode | 0o200 if writable else mode & ~0o222)
+
+
+def _cannot_write(prefix: tuple[str, ...], folder: Path) -> bool:
+    probe = folder / "probe"
+    code = "import sys; open(sys.argv[1], 'w').close()"
+    proc = subprocess.run([*prefix, PYTHON, "-S", "-c", code, str(probe)], capture_output=True, timeout=30)
+    if probe.exists():
+        probe.unlink()
+        return False
+    return proc.returncode != 0 and b"Errno" in proc.stderr
+
+
+def _read_only_runner(folder: Path) -> tuple[tuple[str, ...], bool] | None:
+    """(a command prefix, whether folder must be chmod-ed too) under which a process cannot write
+    below `folder`: a read-only bind mount, or root without its override capabilities, or the plain
+    permission bits for a user that is not root. None when none of those works here."""
+    candidates: list[tuple[tuple[str, ...], bool]] = []
     if os.geteuid() != 0:
-        return ()
+        candidates.append(((), True))
     if shutil.which("unshare"):
-        probe = subprocess.run(["unshare", "-rm", "true"], capture_output=True, timeout=30)
-        if probe.returncode == 0:
-            script = 'mount --bind -o ro "$0" "$0" && exec "$@"'
-            return ("unshare", "-rm", "sh", "-c", script, str(folder))
+        script = 'mount --bind -o ro "$0" "$0" && exec "$@"'
+        candidates.append((("unshare", "-rm", "sh", "-c", script, str(folder)), False))
     if shutil.which("capsh"):
-        return (
-            "capsh",
-            "--drop=cap_dac_override,cap_dac_read_search,cap_fowner",
-            "--",
-            "-c",
-            'exec "$@"',
-            "x",
-        )
+        drop = "--drop=cap_dac_override,cap_dac_read_search,cap_fowner"
+        candidates.append((("capsh", drop, "--", "-c", 'exec "$@"', "capsh"), True))
+    for prefix, chmod in candidates:
+        if chmod:
+            _set_writable(folder, False)
+        try:
+            if _cannot_write(prefix, folder):
+                return prefix, chmod
+        finally:
+            if chmod:
+                _set_writable(folder, True)
     return None
 
 
@@ -331,21 +351,20 @@ def test_read_only_claude_dir(tmp_path: Path, claude: Path, project: Path) -> No
     shutil.copy(HOOK, hooks / "should-dream")
     set_last_dream(claude / "projects" / project_slug(project) / "memory", 48)
     before = all_files(claude)
-    prefix = _read_only_prefix(claude)
-    if prefix is None:
-        pytest.skip("running as root without unshare or capsh: cannot make a read-only folder")
-    if prefix == ():
-        for path in [claude, *claude.rglob("*")]:
-            path.chmod(path.stat().st_mode & ~0o222)
+    runner = _read_only_runner(claude)
+    if runner is None:
+        pytest.skip("cannot make a read-only folder here (root without unshare or capsh)")
+    prefix, chmod = runner
+    if chmod:
+        _set_writable(claude, False)
     try:
         for n in range(6):
             payload = {"session_id": sid(n), "cwd": str(project), "hook_event_name": "Stop"}
             proc = run_hook(payload, claude, hook=hooks / "should-dream", prefix=prefix)
             assert proc.stdout == b""
     finally:
-        if prefix == ():
-            for path in [claude, *claude.rglob("*")]:
-                path.chmod(path.stat().st_mode | 0o200)
+        if chmod:
+            _set_writable(claude, True)
     assert all_files(claude) == before
 
 

@@ -215,8 +215,26 @@ def _store(paths: Paths, source: SessionSource, digest: Digest, dstats: DigestSt
             temp.unlink()
 
 
-def drop_orphans(paths: Paths, folders: set[str], dstats: DigestStats) -> None:
-    """Remove digests of sessions whose file was deleted."""
+def _session_exists(paths: Paths, folder: str, name: str, cache: Path) -> bool:
+    """Whether the session a digest describes still exists, by its name where that suffices."""
+    prefix = f"{CLAUDE}-"
+    if name.startswith(prefix) and name.endswith(".json"):
+        session = name[len(prefix) : -len(".json")]
+        base = paths.projects_dir / folder
+        return (base / f"{session}.jsonl").exists() or (base / "sessions" / f"{session}.jsonl").exists()
+    try:
+        data = json.loads(cache.read_text(encoding="utf-8"))
+        return os.path.exists(data["path"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def drop_orphans(paths: Paths, dstats: DigestStats) -> None:
+    """Remove digests of sessions whose file was deleted, in every folder of the cache."""
+    try:
+        folders = os.listdir(paths.digests_dir)
+    except OSError:
+        return
     for folder in folders:
         directory = paths.digests_dir / folder
         try:
@@ -225,17 +243,11 @@ def drop_orphans(paths: Paths, folders: set[str], dstats: DigestStats) -> None:
             continue
         for name in names:
             cache = directory / name
-            try:
-                data = json.loads(cache.read_text(encoding="utf-8"))
-                gone = not os.path.exists(data["path"])
-            except (OSError, ValueError, KeyError, TypeError):
-                gone = True
-            if gone:
-                try:
-                    cache.unlink()
-                    dstats.dropped += 1
-                except OSError:
-                    pass
+            if name.startswith(".") or _session_exists(paths, folder, name, cache):
+                continue
+            with contextlib.suppress(OSError):
+                cache.unlink()
+                dstats.dropped += 1
 
 
 def in_window(signal: Signal, since: datetime | None) -> bool:

@@ -129,7 +129,7 @@ def gather(
         target.terms.update(digest.terms)
 
     if write_cache:
-        drop_orphans(paths, {s.folder for s in sources}, dstats)
+        drop_orphans(paths, dstats)
     for target in targets.values():
         target.signals.sort(key=lambda s: (s.timestamp, s.uuid, s.text))
     sessions = sum(len(t.digests) for t in targets.values())

@@ -15,7 +15,7 @@ from typing import Any
 from dream import defaults
 from dream.features import CUES, sentence_features
 from dream.model import load_model
-from dream.redact import redact
+from dream.redact import REDACTION_MARKER_PREFIX, redact
 from dream.safety import neutralise
 from dream.sentences import QUOTE_PLACEHOLDER, split_sentences, strip_inline_code
 from dream.transcripts import UserMessage
@@ -44,6 +44,7 @@ _PERSONAL = re.compile(
     r"home address|social security|passport)\b",
     re.IGNORECASE,
 )
+_MARKER_KIND = re.compile(re.escape(REDACTION_MARKER_PREFIX) + r"([\w.-]+)\]")
 _EXPLICIT = ("durable", "rule_verb", "preference", "decision", "we_state", "correction", "pattern")
 
 
@@ -132,7 +133,8 @@ def _clip(text: str, limit: int = defaults.SIGNAL_MAX_CHARS) -> str:
 def _scores(sentence: ScoredSentence, redacted: bool) -> tuple[float, float, float, float]:
     cues = set(sentence.cues)
     explicit = bool(cues & set(_EXPLICIT)) and "question" not in cues
-    if explicit and sentence.probability >= 0.75:
+    # An explicit instruction that the model accepts is high confidence (DESIGN.md §4).
+    if explicit and sentence.probability >= max(load_model().threshold, 0.5):
         confidence = 0.9 + 0.09 * sentence.probability
     else:
         confidence = 0.55 + 0.3 * sentence.probability
@@ -161,16 +163,20 @@ def _scores(sentence: ScoredSentence, redacted: bool) -> tuple[float, float, flo
 def extract_signals(message: UserMessage, project: str) -> list[Signal]:
     """The signals of one user message, redacted and neutralised."""
     threshold = load_model().threshold
+    # Redact the whole message first: a secret can span lines (a private key block) that the
+    # sentence splitter would otherwise hand over piece by piece.
+    whole = redact(message.text)
     signals = []
-    for sentence in score_message(message.text):
+    for sentence in score_message(whole.text):
         if sentence.probability < threshold:
             continue
         text = strip_inline_code(sentence.text).replace(QUOTE_PLACEHOLDER, "…")
         redaction = redact(text)
+        kinds = set(_MARKER_KIND.findall(redaction.text)) | {r.kind for r in redaction.redactions}
         safe_text, unsafe = neutralise(redaction.text)
-        if len(safe_text) < 3:
+        if len(_MARKER_KIND.sub("", safe_text).strip(" .,:;-")) < 3:
             continue
-        confidence, durability, change_risk, sensitivity = _scores(sentence, redaction.changed)
+        confidence, durability, change_risk, sensitivity = _scores(sentence, bool(kinds))
         signals.append(
             Signal(
                 project=project,
@@ -184,7 +190,7 @@ def extract_signals(message: UserMessage, project: str) -> list[Signal]:
                 change_risk=change_risk,
                 sensitivity=sensitivity,
                 categories=sentence.categories,
-                redactions=tuple(sorted({r.kind for r in redaction.redactions})),
+                redactions=tuple(sorted(kinds)),
                 unsafe=unsafe,
             )
         )

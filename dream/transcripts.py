@@ -47,6 +47,7 @@ _STRIPPED_BLOCKS = re.compile(
     r"<(system-reminder|user-prompt-submit-hook)>.*?(</\1>|\Z)", re.DOTALL | re.IGNORECASE
 )
 _INTERRUPTED = "[Request interrupted by user"
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,10 @@ def clean_user_text(text: str) -> str | None:
         return None
     if "<" in text:
         text = _STRIPPED_BLOCKS.sub("", text)
+    if not text.isascii():
+        # A string cut mid-emoji by the client's JSON writer leaves a lone surrogate: make it
+        # valid text, or every later encode (cache, stdout) would fail.
+        text = _LONE_SURROGATE.sub("\ufffd", text)
     text = text.strip()
     return text or None
 
@@ -165,6 +170,21 @@ def _line_spans(
     return spans
 
 
+def _non_json_lines(block: bytes) -> int:
+    """Lines that begin in this block and cannot be JSON objects (their first byte is not `{`).
+
+    One extra scan of the block (`\\n{`); blank lines are told apart only when there is a gap.
+    """
+    lines = block.count(b"\n")
+    objects = block.count(b"\n{")
+    if objects >= lines:
+        return 0
+    # A line ending at the block's end starts in the next block: its first byte is checked there.
+    trailing = 1 if block.endswith(b"\n") else 0
+    blank = block.count(b"\n\n") + block.count(b"\n\r\n")
+    return max(0, lines - trailing - objects - blank)
+
+
 def _candidate_lines(
     path: Path, stats: ReadStats, probe: bytes, needles: tuple[bytes, ...]
 ) -> Iterator[bytes]:
@@ -201,6 +221,7 @@ def _candidate_lines(
                         stats.bytes += len(rest)
                         stats.malformed_lines += rest.count(b"\n")
                     return
+            stats.malformed_lines += _non_json_lines(block)
             newline = block.find(b"\n")
             if newline < 0:
                 if not skipping:

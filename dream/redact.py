@@ -1,0 +1,739 @@
+"""Find secrets in text and replace them with markers before dream keeps the text (DESIGN.md §6).
+
+A secret becomes ``[REDACTED:<kind>]``; the kind names what was there (``github-token``), never the value.
+
+Speed (1 MB of ordinary prose and code in about 20 ms of CPU): no regex is tried at every position.
+
+* Provider tokens (``ghp_…``, ``sk-ant-…``, JWTs) lie inside one run of ``[A-Za-z0-9_.-]`` at least 20
+  long. One pass over a byte mask finds those runs (a few percent of ordinary text); the token regexes
+  search only their concatenation.
+* Every other rule starts with a literal (``-----BEGIN ``, ``://``, ``authorization``, ``password``). The
+  rule is skipped unless ``bytes.find`` (a C loop) finds it in an ASCII copy of the text (lower-cased for
+  key names), and its regex then jumps from one occurrence of the literal to the next.
+* Left boundaries are lookbehinds placed after a pattern's literal: a pattern that opens with an
+  assertion (``\\b``, a lookbehind) loses the engine's literal-prefix skip and is dozens of times slower.
+
+Decisions (each one a trade between a leaked secret and a false alarm):
+
+* Stripe publishable keys (``pk_live_``/``pk_test_``) are public by design (they ship in web pages): not
+  redacted. Secret and restricted keys (``sk_``/``rk_``, live and test) are.
+* Base64 blobs (``data:image/png;base64,…``), UUIDs and git SHAs match no rule and are kept: a rule fires on
+  one only if it happens to contain a provider prefix at a word boundary, which is vanishingly rare.
+* A PEM header followed by a base64 body but no END line (a truncated paste) redacts to the end of the
+  text. A bare header with no body (prose naming the format) is not a secret and is kept.
+* ``key = value`` assignments. The key must end in a secret word (``password``, ``passwd``, ``passphrase``,
+  ``secret``, ``token``, ``api_key``, ``access_key``, ``private_key``; ``pass`` and ``pwd`` only closing a
+  compound like ``DB_PASS``), optionally followed by ``_key``/``_value``/``_secret``/``_token``/… or a
+  digit: ``max_tokens``, ``token_count``, ``tokenizer``, ``password_hash``, ``secretName`` and
+  ``PASS: test_x`` are other things. Only the value is redacted; the key stays readable. The value must
+  look like a literal, not code:
+
+  - quoted values are literals, unless shorter than 4, a placeholder (``<token>``, ``${VAR}``, ``{{ x }}``,
+    ``***``, ``YOUR_API_KEY``, ``[MASK]``, an ``UPPER_SNAKE`` environment variable's name), an f-string or
+    template with interpolation, or a phrase of plain words (``"Enter your password"``);
+  - unquoted values are rejected when they are calls (``get_password()``), attribute chains
+    (``args.token``, ``process.env.X``), subscripts, variables (``$X``, ``%X%``), paths, URLs, type names
+    (``str``, ``Optional[str]``), keywords (``None``, ``true``), or the key's own name;
+  - what remains is redacted when it mixes letters and digits or holds a symbol (``hunter2``, ``p@ss``);
+  - a bare word (letters only, or digits only) is a variable in code (``password = pw_input``) but a value
+    in config, so it is redacted only in config positions (``KEY=value`` at the start of a line or after
+    ``export``, ``key: value`` at the start of a YAML line, ``?token=…``, ``--password x``), and then only
+    for passwords (``password: postgres``) or when 16+ characters long. ``Token: expired`` and
+    ``token: TokenModel`` are prose and code.
+
+  Pure-word passwords in ``key = value`` form (INI files) are therefore missed, on purpose: the same text is
+  an ordinary Python assignment.
+* Idempotence: markers are inert (no rule may match text overlapping one), and ``redact`` re-scans its own
+  output until nothing more is found, so ``redact(redact(x).text)`` never finds anything.
+* Overlapping matches merge into one redaction covering their union; it takes the kind of the longest
+  match (on a tie, the more specific rule: ``github-token`` beats ``token``).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+REDACTION_MARKER_PREFIX = "[REDACTED:"
+
+
+@dataclass(frozen=True)
+class Redaction:
+    """One secret that was replaced: what kind it was and where it was in the original text."""
+
+    kind: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class RedactionResult:
+    text: str
+    redactions: tuple[Redaction, ...]
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.redactions)
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """Distinct kinds in order of first appearance."""
+        return tuple(dict.fromkeys(r.kind for r in self.redactions))
+
+
+def marker(kind: str) -> str:
+    return f"{REDACTION_MARKER_PREFIX}{kind}]"
+
+
+# --------------------------------------------------------------------------------------------------------
+# Rules with a fixed literal prefix.
+
+_Validator = Callable[[re.Match[str]], bool]
+
+
+@dataclass(frozen=True)
+class _Rule:
+    kind: str
+    regex: re.Pattern[str]
+    needles: tuple[str, ...] = ()  # the rule is skipped unless one of these literals occurs
+    group: str | None = None  # redact only this named group (keep a header name, a URL's host...)
+    validate: _Validator | None = None
+
+
+def _lb(width: int, chars: str = "A-Za-z0-9_") -> str:
+    """A left boundary to place after a literal `width` chars long: the char before it is not in `chars`."""
+    return rf"(?<![{chars}][\s\S]{{{width}}})"
+
+
+_RB = r"(?![A-Za-z0-9_-])"  # right boundary for fixed-length tokens
+
+_B64_WORD = "A-Za-z0-9_-"
+
+
+def _mixed_case(m: re.Match[str]) -> bool:
+    s = m.group(0)
+    return any(c.isupper() for c in s[3:]) and any(c.islower() for c in s[3:])
+
+
+def _discord_id(m: re.Match[str]) -> bool:
+    # The first segment is a user id (decimal digits) in base64: a precise test that dotted identifiers fail.
+    seg = m.group(0).partition(".")[0]
+    try:
+        raw = base64.urlsafe_b64decode(seg + "=" * (-len(seg) % 4))
+    except (binascii.Error, ValueError):
+        return False
+    return 15 <= len(raw) <= 21 and raw.isdigit()
+
+
+def _has_digit_and_letter(s: str) -> bool:
+    return any(c.isdigit() for c in s) and any(c.isalpha() for c in s)
+
+
+def _bearer_ok(m: re.Match[str]) -> bool:
+    v = m.group("v")
+    return _has_digit_and_letter(v) and not _is_placeholder(v)
+
+
+def _url_password_ok(m: re.Match[str]) -> bool:
+    return not _is_placeholder(m.group("v"))
+
+
+_AUTH_SCHEMES = re.compile(r"bearer|basic|token|bot|digest|apikey|api-key|key|negotiate|ntlm|hmac", re.I)
+
+
+def _authorization_ok(m: re.Match[str]) -> bool:
+    v = m.group("v")
+    if len(v) < 8 or _is_placeholder(v) or _looks_like_code(v):
+        return False
+    if m.group("scheme"):
+        return True
+    # No scheme ("Authorization: required for admin"): only a credential-looking value counts.
+    return len(v) >= 12 and (_has_digit_and_letter(v) or not v.isalpha())
+
+
+_PEM_END = r"-----END[ ](?:[A-Z0-9]+[ ])*PRIVATE[ ]KEY(?:[ ]BLOCK)?-----"
+_NL = r"(?:[ \t\r\n]|\\[rn])"  # a real newline or one escaped inside a JSON string
+
+# Provider tokens. Each lies inside one run of [A-Za-z0-9_.-] at least _MIN_TOKEN long, so these rules only
+# search the long runs of a text (a small fraction of ordinary text), never the whole of it. There a search
+# costs about what a literal pre-check would, so most rules have none.
+_MIN_TOKEN = 20
+_TOKEN_RULES: tuple[_Rule, ...] = (
+    _Rule("anthropic-key", re.compile(r"sk-ant-" + _lb(7, "A-Za-z0-9") + r"[A-Za-z0-9_-]{20,}")),
+    _Rule(
+        "openai-key",
+        re.compile(
+            r"sk-"
+            + _lb(3, "A-Za-z0-9_-")
+            + r"(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{32,}(?![A-Za-z0-9_-]))"
+        ),
+    ),
+    _Rule("github-token", re.compile(r"gh[pousr]_" + _lb(4) + r"[A-Za-z0-9]{36,255}")),
+    _Rule("github-pat", re.compile(r"github_pat_" + _lb(11) + r"[A-Za-z0-9_]{22,255}")),
+    _Rule(
+        "gitlab-token",
+        re.compile(r"gl(?:(?:pat|ptt|oas|cbt)-" + _lb(6) + "|(?:dt|rt)-" + _lb(5) + r")[A-Za-z0-9_-]{20,}"),
+    ),
+    _Rule(
+        "aws-access-key-id",
+        re.compile(r"A(?:KIA|SIA|BIA|CCA)" + _lb(4, "A-Za-z0-9") + r"[A-Z0-9]{16}(?![A-Za-z0-9])"),
+    ),
+    _Rule("slack-token", re.compile(r"x(?:ox[abeprs]|app)-" + _lb(5) + r"[A-Za-z0-9-]{15,}")),
+    _Rule(
+        "stripe-key",
+        # Opens with a choice, which the engine cannot skip to: run only where `_live_`/`_test_` occurs.
+        re.compile(r"[rs]k_(?:live|test)_" + _lb(8) + r"[A-Za-z0-9]{16,}"),
+        ("k_live_", "k_test_"),
+    ),
+    _Rule("google-api-key", re.compile(r"AIza" + _lb(4) + r"[A-Za-z0-9_-]{35}" + _RB)),
+    _Rule("google-oauth-token", re.compile(r"ya29\." + _lb(5) + r"[A-Za-z0-9_-]{20,}")),
+    _Rule("npm-token", re.compile(r"npm_" + _lb(4) + r"[A-Za-z0-9]{36}" + _RB)),
+    _Rule(
+        "huggingface-token",
+        re.compile(r"hf_" + _lb(3) + r"[A-Za-z]{30,}(?![A-Za-z0-9_])"),
+        validate=_mixed_case,
+    ),
+    _Rule(
+        "pypi-token",
+        re.compile(r"pypi-" + _lb(5) + r"(?:AgEIcHlwaS5vcmc|AgENdGVzdC5weXBpLm9yZw)[A-Za-z0-9_-]{50,}"),
+    ),
+    _Rule("twilio-key", re.compile(r"SK" + _lb(2) + r"[0-9a-f]{32}" + _RB)),
+    _Rule("sendgrid-key", re.compile(r"SG\." + _lb(3) + r"[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}")),
+    _Rule(
+        "discord-token",
+        # A user id (17+ digits) in base64: every fourth character is M, N or O (a digit's top bits), which
+        # lets most attempts fail within a few characters.
+        re.compile(
+            r"[MNO]"
+            + _lb(1, _B64_WORD)
+            + r"(?:[A-Za-z0-9_-]{3}[MNO]){5}[A-Za-z0-9_-]{2,7}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40}"
+            + _RB
+        ),
+        validate=_discord_id,
+    ),
+    _Rule("digitalocean-token", re.compile(r"do[opr]_v1_" + _lb(7) + r"[a-f0-9]{64}" + _RB)),
+    _Rule("shopify-token", re.compile(r"shp(?:at|ca|pa|ss)_" + _lb(6) + r"[a-fA-F0-9]{32}" + _RB)),
+    _Rule("age-secret-key", re.compile(r"AGE-SECRET-KEY-1" + _lb(16, "A-Za-z0-9") + r"[0-9A-Z]{58}")),
+    _Rule(
+        "jwt",
+        re.compile(r"eyJ" + _lb(3, _B64_WORD) + r"[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
+    ),
+)
+
+# Secrets found by their surroundings; case-sensitive literals searched in the whole text.
+_CONTEXT_RULES: tuple[_Rule, ...] = (
+    _Rule(
+        "private-key",
+        re.compile(
+            r"-----BEGIN[ ](?:[A-Z0-9]+[ ])*PRIVATE[ ]KEY(?:[ ]BLOCK)?-----"
+            + _NL
+            + r"*(?:[A-Za-z][A-Za-z0-9-]*:[^\r\n\\]*"  # armour headers (Proc-Type:, Version:)
+            + _NL
+            + r"+)*[A-Za-z0-9+/=]{16}"  # a body must follow
+            + r"[\s\S]*?(?:"
+            + _PEM_END
+            + r"|\Z)"
+        ),
+        ("-----BEGIN ",),
+    ),
+    _Rule(
+        "slack-webhook",
+        re.compile(r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<v>[A-Za-z0-9_/-]{20,})"),
+        ("hooks.slack.com/",),
+        group="v",
+    ),
+    _Rule(
+        "discord-webhook",
+        re.compile(r"discord(?:app)?\.com/api/webhooks/[0-9]+/(?P<v>[A-Za-z0-9_-]{30,})"),
+        ("discord",),
+        group="v",
+    ),
+    _Rule(
+        "azure-storage-key",
+        re.compile(r"AccountKey=(?P<v>[A-Za-z0-9+/]{80,}={0,2})"),
+        ("AccountKey=",),
+        group="v",
+    ),
+    _Rule(
+        "url-password",
+        re.compile(r"://(?P<user>[^\s:/@?#\"'<>\[\]]*):(?P<v>[^\s/@?#\"'<>]+)@(?=[A-Za-z0-9\[])"),
+        ("://",),
+        group="v",
+        validate=_url_password_ok,
+    ),
+)
+
+# Header and key names in any case: needles are found in the lower-cased text, the regex matched there.
+_FOLDED_RULES: tuple[_Rule, ...] = (
+    _Rule(
+        "aws-secret-key",
+        re.compile(
+            r"(?:(?<=secret)|(?<=secret[_-]))access[_-]?key\\?[\"']?[ \t]*(?:=>|=|:)[ \t]*\\?[\"']?"
+            r"(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])",
+            re.I | re.A,
+        ),
+        ("access",),
+        group="v",
+    ),
+    _Rule(
+        "authorization-header",
+        re.compile(
+            r"authorization\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+            r"(?:(?P<scheme>" + _AUTH_SCHEMES.pattern + r")[ \t]+)?(?P<v>[^\s\"'`,;\\]+)",
+            re.I | re.A,
+        ),
+        ("authorization",),
+        group="v",
+        validate=_authorization_ok,
+    ),
+    _Rule(
+        "bearer-token",
+        re.compile(r"[Bb]earer[ \t]+(?P<v>[A-Za-z0-9._~+/-]{16,}=*)(?![A-Za-z0-9._~+/=-])"),
+        ("bearer",),
+        group="v",
+        validate=_bearer_ok,
+    ),
+)
+
+# --------------------------------------------------------------------------------------------------------
+# Assignments: `password=…`, `"token": "…"`, `--api-key …`.
+
+_KEY = re.compile(
+    # A key right after `-` ends a flag (`--db-password`); only a flag takes its value after a space.
+    r"(?:(?<=-)(?P<flag>))?"
+    r"(?P<kw>pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key)"
+    r"(?:[_-]?(?:key|value|secret|token|str|string|plain(?:text)?|raw|b64|base64|hex|[0-9]{1,2}))?"
+    r"(?![A-Za-z0-9_-])"
+    r"(?P<kq>\\?[\"']?)"
+    r"(?P<sep>[ \t]*(?::=|=>|=(?![=~>])|:(?![:/]))[ \t]*|(?(flag)[ \t]+|(?!))|>)",
+    re.I | re.A,
+)
+_KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+# What may precede a key at the start of a line in a config position (shell, Dockerfile, .env).
+_CONFIG_PREFIX = re.compile(
+    r"(?:(?:export|set|setx|ENV|ARG|declare(?:[ \t]+-x)?|local|readonly)[ \t]+"
+    r"|[A-Za-z_][A-Za-z0-9_]*=\S*[ \t]+)*"  # other variables set for the same command: `A=1 PGPASSWORD=x`
+)
+_MAX_KEY = 128  # how far to look back for a key's start or its line's start
+_MAX_VALUE = 1024  # longest value an assignment may have
+# The inside of a string: escapes skipped, stopping at the closing quote or the end of the line.
+_QUOTED = {q: re.compile(rf"(?:[^{q}\\\n]|\\.){{0,{_MAX_VALUE + 1}}}") for q in "\"'`"}
+_ESCAPED_QUOTED = {q: re.compile(rf"(?:[^\\\n]|\\[^{q}\n]){{0,{_MAX_VALUE + 1}}}") for q in "\"'"}
+# Unquoted values end at whitespace, quotes, separators and closing brackets.
+_UNQUOTED = re.compile(rf"[^ \t\r\n\"'`,;)\]}}<>]{{0,{_MAX_VALUE + 1}}}")
+_STOPWORDS = frozenset(
+    re.findall(
+        r"\S+",
+        """
+    none null nil true false undefined yes no on off str string bytes int integer bool boolean any object
+    number optional required secretstr secretbytes text varchar char void unknown self this cls env
+    default bearer basic token password passwd secret pass key value redacted hidden masked omitted empty
+    unset set expired invalid valid missing n/a na tbd todo example placeholder dummy fake test
+        """,
+    )
+)
+_PLACEHOLDER = re.compile(
+    r"<[^<>]*>|<\|[^|]*\|>|\[[^\[\]]*\]|\{[^{}]*\}|\(\S*\)"  # <token>, <|endoftext|>, [MASK], {x}
+    r"|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%|%s"  # $VAR, %VAR%, %s
+    r"|[*xX.#?•_-]+"  # ****, xxxx
+    r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"  # an environment variable's name (upper case only)
+)
+_TEMPLATE_MARKS = ("${", "{{", "$(", "%(", "...", "…")  # ${VAR}, {{ x }}, $(cmd), %(name)s, elided
+_DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$]*)+")
+_ESCAPES = re.compile(r"\\[nrt]")
+_PUNCTUATION = ".,:;!?()\"'`"
+_GENERIC_TYPE = re.compile(r"[A-Za-z_][\w:]*<")  # Option<String>, std::vector<int>
+_WORD = re.compile(r"[A-Za-z_]+")
+_DEFAULTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=[^=]")
+_CAMEL = re.compile(r"[A-Za-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+|[a-z]+_[a-z_]+")  # identifiers in code
+
+
+def _is_placeholder(v: str) -> bool:
+    low = v.lower()
+    return (
+        low in _STOPWORDS
+        or _PLACEHOLDER.fullmatch(v) is not None
+        or any(mark in v for mark in _TEMPLATE_MARKS)
+        or low.startswith(("your-", "your_", "your "))  # your-api-key
+        or low.endswith(("-here", "_here", " here"))  # api-key-here
+    )
+
+
+def _looks_like_code(v: str) -> bool:
+    """A call, subscript, attribute chain, path, URL or generic type: something that refers, not a literal."""
+    return (
+        "(" in v
+        or "[" in v
+        or "://" in v
+        or v[0] in "/~"
+        or v.startswith(("./", "../"))
+        or _DOTTED.fullmatch(v) is not None
+        or _GENERIC_TYPE.match(v) is not None
+    )
+
+
+_KEYWORD_KINDS = {
+    "apikey": "api-key",
+    "accesskey": "access-key",
+    "privatekey": "private-key",
+    "secret": "secret",
+    "token": "token",
+}
+
+
+def _keyword_kind(kw: str) -> str:
+    k = kw.lower().replace("_", "").replace("-", "")
+    return _KEYWORD_KINDS.get(k, "password")  # pass, passwd, password, passphrase, pwd
+
+
+def _quoted_value(text: str, start: int) -> tuple[int, int, bool] | None:
+    """Inside of the quoted string opening at `start` (`"`, `'`, a backtick or an escaped `\\"`): begin, end,
+    and whether the closing quote was found on the same line. None if it is too long to be a credential."""
+    escaped = text[start] == "\\"
+    quote = text[start + 1] if escaped else text[start]
+    begin = start + (2 if escaped else 1)
+    body = (_ESCAPED_QUOTED if escaped else _QUOTED)[quote].match(text, begin)
+    end = begin if body is None else body.end()
+    if end - begin > _MAX_VALUE:
+        return None
+    closed = text.startswith("\\" + quote if escaped else quote, end)
+    if not closed:
+        while end > begin and text[end - 1] in " \t\r":
+            end -= 1
+    return begin, end, closed
+
+
+def _quoted_ok(v: str, kw: str, closed: bool, template: bool) -> bool:
+    if v != v.lstrip():
+        return False  # `"token=" + raw`: this quote closes one string literal, the next opens another
+    if len(v) < 4 or _is_placeholder(v) or v.lower() == kw.lower():
+        return False
+    if template and "{" in v:
+        return False
+    if not closed and (any(c.isspace() for c in v) or _looks_like_code(v)):
+        # No closing quote: it ended a string (`prompt='Password: ', stream=None`). A lone token is kept
+        # as a value: a line cut short in the middle of a secret.
+        return False
+    # A phrase of plain words is prose ("Enter your password", 'The "pass" statement\n'), not a credential;
+    # passphrases are phrases.
+    words = _ESCAPES.sub(" ", v).split()
+    return not (
+        len(words) > 1 and kw.lower() != "passphrase" and all(w.strip(_PUNCTUATION).isalpha() for w in words)
+    )
+
+
+def _assignment(text: str, m: re.Match[str]) -> tuple[int, int, str] | None:
+    """The span of the value assigned to the secret-named key matched by `m`, if it looks like a literal."""
+    kw = m.group("kw")
+    start = m.start()
+    prev = text[start - 1] if start else ""
+    if kw.lower() in ("pass", "pwd") and not (
+        (prev != "" and prev in "_-") or (prev.islower() and kw[0].isupper())
+    ):
+        # Short words count only as the end of a compound: DB_PASS, smtp-pass, dbPass, --pass, DB_PWD.
+        # Alone they are a test verdict ("PASS: tests/x.py"), a statement, a directory (PWD, OLDPWD), bypass.
+        return None
+    ks = start
+    while ks > 0 and start - ks < _MAX_KEY and text[ks - 1] in _KEY_CHARS:
+        ks -= 1
+    if text.endswith("://", 0, ks):
+        return None  # the user of a URL (`https://x-access-token:…@host`): the url-password rule's
+    sep = m.group("sep").strip()
+    is_flag = text.startswith("-", ks)
+    if sep == "" and not is_flag:
+        return None  # "the password hunter2": only a command-line flag takes its value after a space
+    if sep == ">" and not (ks > 0 and text[ks - 1] == "<"):
+        return None
+    n = len(text)
+    v0 = m.end()
+    if v0 >= n:
+        return None
+    c = text[v0]
+    template = c == "`"
+    if c in "rRbBuUfF" and text.startswith(("'", '"'), v0 + 1):
+        template = c in "fF"
+        v0 += 1
+        c = text[v0]
+    if sep == ">":
+        end = text.find("<", v0, v0 + _MAX_VALUE)
+        if end == -1 or "\n" in text[v0:end] or not _quoted_ok(text[v0:end], kw, True, False):
+            return None
+        return v0, end, _keyword_kind(kw)
+    if c in "\"'`" or (c == "\\" and text.startswith(("'", '"'), v0 + 1)):
+        quoted = _quoted_value(text, v0)
+        if quoted is None or not _quoted_ok(text[quoted[0] : quoted[1]], kw, quoted[2], template):
+            return None
+        return quoted[0], quoted[1], _keyword_kind(kw)
+    if template:
+        return None  # f'…' was handled above; an `f` here starts a bare word
+    run = _UNQUOTED.match(text, v0)
+    j = v0 if run is None else run.end()
+    if j - v0 > _MAX_VALUE:
+        return None  # longer than any credential typed into an assignment
+    query = ks > 0 and text[ks - 1] in "?&"
+    if query and "&" in text[v0:j]:
+        j = text.index("&", v0)  # the next query parameter
+    while j > v0 and text[j - 1] in ".:":
+        j -= 1  # sentence punctuation after the value
+    v = text[v0:j]
+    if len(v) < 4 or v[0] in "([{<$%&*!@#|>~-=\\" or _is_placeholder(v) or _looks_like_code(v):
+        return None
+    if _DEFAULTED.match(v):
+        return None  # `startToken:Token=None`: a parameter's type and default
+    if v.lower() in (kw.lower(), text[ks : m.end("kw")].lower().lstrip("-")):
+        return None
+    kind = _keyword_kind(kw)
+    if not (v.isalpha() or v.isdigit() or _WORD.fullmatch(v)):
+        return v0, j, kind  # hunter2, p@ssw0rd, django-insecure-…: mixes characters like a credential
+    # A bare word: a value in config, a variable in code.
+    if kind != "password" and len(v) < 16:
+        return None  # tokens and keys are never short dictionary words
+    if not (is_flag or query or _config_position(text, ks, sep, m.group("sep"))):
+        return None
+    eol = text.find("\n", j, j + _MAX_VALUE)
+    rest = text[j : j + _MAX_VALUE if eol == -1 else eol].strip()
+    if is_flag and sep == "":
+        # `--password hunter` ends the command or precedes another flag; `use --token when needed` is prose.
+        if rest and rest[0] not in "-\\`\"'|;&>":
+            return None
+    elif sep == ":":
+        if rest and not rest.startswith("#"):
+            return None  # "Token: expires hourly" is prose
+        if _CAMEL.fullmatch(v):
+            return None  # `token: TokenModel`, `password: hashedPassword`
+    return v0, j, kind
+
+
+def _config_position(text: str, ks: int, sep: str, raw_sep: str) -> bool:
+    """`KEY=value` at the start of a line (or after `export`, `ENV`, other `A=1` settings), or `key: value`
+    at the very start of a line (YAML; a `- key:` bullet is as likely Markdown prose)."""
+    if not (sep == ":" or raw_sep == "="):
+        return False  # `key = value` with spaces is as likely Python as INI: code wins
+    opener = ks - 1 if ks > 0 and text[ks - 1] in "\"'" else ks
+    if opener > 0 and text[opener - 1] == "\\":
+        opener -= 1
+    # Bounded look-back, so a long line with many hits (a JSONL record) stays linear.
+    line_start = text.rfind("\n", max(0, opener - _MAX_KEY), opener) + 1
+    if line_start == 0 and opener > _MAX_KEY:
+        return False  # too far from the start of its line to tell
+    prefix = text[line_start:opener].lstrip()
+    return prefix == "" if sep == ":" else _CONFIG_PREFIX.fullmatch(prefix) is not None
+
+
+_KEY_PREFIXES = (
+    b"api",
+    b"api_",
+    b"api-",
+    b"access",
+    b"access_",
+    b"access-",
+    b"private",
+    b"private_",
+    b"private-",
+)
+
+
+def _scan_assignments(text: str, folded: bytes) -> Iterator[tuple[int, int, str]]:
+    for needle in (b"pass", b"pwd", b"secret", b"token", b"key"):
+        i = folded.find(needle)
+        while i != -1:
+            starts: Iterable[int] = (i,)
+            if needle == b"key":
+                # One scan for `key` serves api_key, accessKey, private-key: look back for the first word.
+                if not folded.endswith(_KEY_PREFIXES, max(0, i - 8), i):
+                    i = folded.find(needle, i + 1)
+                    continue
+                starts = [i - len(p) for p in _KEY_PREFIXES if folded.endswith(p, 0, i)]
+            for start in starts:
+                m = _KEY.match(text, start)
+                if m is not None:
+                    found = _assignment(text, m)
+                    if found is not None:
+                        yield found
+            i = folded.find(needle, i + 1)
+
+
+# --------------------------------------------------------------------------------------------------------
+# Scanning, merging, replacing.
+
+# Bytes of token characters map to `a`, all others to a space: long runs of `a` are where tokens can be.
+_RUN_MASK = bytes(
+    0x61 if chr(c).isascii() and (chr(c).isalnum() or chr(c) in "_.-") else 0x20 for c in range(256)
+)
+_RUN_NEEDLE = b"a" * _MIN_TOKEN
+
+
+def _long_runs(text: str, ascii_text: bytes) -> tuple[str, list[int], list[int]]:
+    """The runs of token characters at least _MIN_TOKEN long, joined by newlines, and where each came from."""
+    mask = ascii_text.translate(_RUN_MASK)
+    find = mask.find
+    pieces: list[str] = []
+    origins: list[int] = []
+    joined_at: list[int] = []
+    pos = 0
+    i = find(_RUN_NEEDLE)
+    while i != -1:
+        end = find(b" ", i)
+        if end == -1:
+            end = len(mask)
+        pieces.append(text[i:end])
+        origins.append(i)
+        joined_at.append(pos)
+        pos += end - i + 1
+        i = find(_RUN_NEEDLE, end)
+    return "\n".join(pieces), origins, joined_at
+
+
+ALL_KINDS: frozenset[str] = frozenset(
+    {r.kind for r in _TOKEN_RULES + _CONTEXT_RULES + _FOLDED_RULES}
+    | {"password", "secret", "token", "api-key", "access-key", "private-key"}
+)
+_MARKER = re.compile(re.escape(REDACTION_MARKER_PREFIX) + "(?:" + "|".join(sorted(ALL_KINDS)) + r")\]")
+_MARKER_NEEDLE = REDACTION_MARKER_PREFIX.encode()
+_CONTEXT_NEEDLES = tuple(tuple(n.encode() for n in rule.needles) for rule in _CONTEXT_RULES)
+_FOLDED_NEEDLES = tuple(tuple(n.encode() for n in rule.needles) for rule in _FOLDED_RULES)
+
+_Candidate = tuple[int, int, str, int]  # start, end, kind, priority (lower is more specific)
+_GENERIC = 1000  # priority of assignments: any named provider wins a tie
+
+
+def _span(rule: _Rule, m: re.Match[str]) -> tuple[int, int] | None:
+    if rule.validate is not None and not rule.validate(m):
+        return None
+    return m.span(rule.group) if rule.group else m.span()
+
+
+def _raw_candidates(text: str, ascii_text: bytes) -> Iterator[_Candidate]:
+    # Priorities break ties between equal spans: a named provider, then a context rule, then a key name.
+    priority = len(_TOKEN_RULES)
+    for rule, needles in zip(_CONTEXT_RULES, _CONTEXT_NEEDLES, strict=True):
+        priority += 1
+        if any(needle in ascii_text for needle in needles):
+            for m in rule.regex.finditer(text):
+                span = _span(rule, m)
+                if span is not None:
+                    yield span[0], span[1], rule.kind, priority
+    runs, origins, joined_at = _long_runs(text, ascii_text)
+    for priority, rule in enumerate(_TOKEN_RULES):
+        if not rule.needles or any(needle in runs for needle in rule.needles):
+            for m in rule.regex.finditer(runs):
+                span = _span(rule, m)
+                if span is not None:
+                    k = bisect_right(joined_at, span[0]) - 1
+                    shift = origins[k] - joined_at[k]
+                    yield span[0] + shift, span[1] + shift, rule.kind, priority
+    folded = ascii_text.lower()  # ASCII-only case folding, so offsets still line up with the text
+    priority = len(_TOKEN_RULES) + len(_CONTEXT_RULES)
+    for rule, needles in zip(_FOLDED_RULES, _FOLDED_NEEDLES, strict=True):
+        priority += 1
+        for needle in needles:
+            i = folded.find(needle)
+            while i != -1:
+                hit = rule.regex.match(text, i)
+                span = None if hit is None else _span(rule, hit)
+                if span is not None:
+                    yield span[0], span[1], rule.kind, priority
+                i = folded.find(needle, i + 1)
+    for start, end, kind in _scan_assignments(text, folded):
+        yield start, end, kind, _GENERIC
+
+
+def _candidates(text: str) -> Iterator[_Candidate]:
+    """Every secret-looking span that does not overlap an existing marker (markers are inert)."""
+    if not text:
+        return
+    # Literals are searched in an ASCII copy: `replace` turns each non-ASCII character into one `?`, so
+    # offsets agree with the text, and searching bytes is faster than searching a wide string.
+    ascii_text = text.encode("ascii", "replace")
+    if _MARKER_NEEDLE not in ascii_text:
+        yield from (c for c in _raw_candidates(text, ascii_text) if c[1] > c[0])
+        return
+    markers = [(mk.start(), mk.end()) for mk in _MARKER.finditer(text)]
+    marker_starts = [s for s, _ in markers]
+    for cand in _raw_candidates(text, ascii_text):
+        start, end = cand[0], cand[1]
+        k = bisect_left(marker_starts, end)  # markers starting before the candidate ends
+        if end > start and (k == 0 or markers[k - 1][1] <= start):
+            yield cand
+
+
+def _merge(candidates: Iterable[_Candidate]) -> list[tuple[int, int, str]]:
+    """Union of overlapping spans; each union takes the kind of its longest (then most specific) member."""
+    ordered = sorted(candidates)
+    merged: list[tuple[int, int, str]] = []
+    group: list[_Candidate] = []
+    group_end = -1
+
+    def close() -> None:
+        if group:
+            best = min(group, key=lambda c: (-(c[1] - c[0]), c[3], c[0]))
+            merged.append((group[0][0], group_end, best[2]))
+
+    for cand in ordered:
+        if group and cand[0] < group_end:
+            group.append(cand)
+            group_end = max(group_end, cand[1])
+        else:
+            close()
+            group = [cand]
+            group_end = cand[1]
+    close()
+    return merged
+
+
+def _replace(text: str, spans: list[tuple[int, int, str]]) -> str:
+    parts: list[str] = []
+    pos = 0
+    for start, end, kind in spans:
+        parts.append(text[pos:start])
+        parts.append(marker(kind))
+        pos = end
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def _to_original(spans: list[tuple[int, int, str]], found: list[tuple[int, int, str]]) -> list[_Candidate]:
+    """Map spans found in the redacted text (never inside a marker) back to offsets in the original."""
+    out_ends: list[int] = []  # where each marker ends in the redacted text
+    shifts: list[int] = []  # original offset minus redacted offset after each marker
+    shift = 0
+    for start, end, kind in spans:
+        out_ends.append(start - shift + len(marker(kind)))
+        shift += (end - start) - len(marker(kind))
+        shifts.append(shift)
+
+    def back(p: int) -> int:
+        k = bisect_right(out_ends, p) - 1
+        return p + (shifts[k] if k >= 0 else 0)
+
+    return [(back(s), back(e), kind, _GENERIC) for s, e, kind in found]
+
+
+def redact(text: str) -> RedactionResult:
+    """Replace every secret in `text` with a marker naming its kind."""
+    spans = _merge(_candidates(text))
+    if not spans:
+        return RedactionResult(text, ())
+    while True:
+        out = _replace(text, spans)
+        # A marker changes what surrounds it (a boundary that blocked a match may now be `]`): re-scan until
+        # the output holds nothing more, so redacting the output again is a no-op.
+        found = _merge(_candidates(out))
+        if not found:
+            break
+        spans = _merge([(s, e, k, 0) for s, e, k in spans] + _to_original(spans, found))
+    return RedactionResult(out, tuple(Redaction(kind, start, end) for start, end, kind in spans))
+
+
+def contains_secret(text: str) -> bool:
+    """Whether `redact` would change `text`; stops at the first secret."""
+    return next(_candidates(text), None) is not None
+
+
+def secret_kinds(text: str) -> list[str]:
+    """The distinct kinds of secret in `text`, in order of first appearance."""
+    return list(redact(text).kinds)

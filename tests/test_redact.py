@@ -1,0 +1,628 @@
+"""Secret redaction (DESIGN.md §6): every kind found, context kept, markers inert, ordinary text untouched.
+
+Every credential-shaped string here is assembled at run time from pieces, so none is committed whole (secret
+scanners, and these very patterns, would flag the repository otherwise). All of them are fake.
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+import string
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dream.redact import (
+    ALL_KINDS,
+    REDACTION_MARKER_PREFIX,
+    Redaction,
+    RedactionResult,
+    contains_secret,
+    marker,
+    redact,
+    secret_kinds,
+)
+
+# --------------------------------------------------------------------------------------------------------
+# Fake credentials, built from pieces.
+
+ALNUM = "A1b2"  # 4 chars, letters and digits in both cases
+HEX = "0123456789abcdef"
+
+
+def b64url(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def pem(label: str, body_lines: int = 3, end: bool = True) -> str:
+    body = "\n".join(("MIIEow" + "IBAAKCAQEA" + ALNUM * 12)[:64] for _ in range(body_lines))
+    block = "-----" + "BEGIN " + label + "-----\n" + body + "\n"
+    return block + ("-----" + "END " + label + "-----" if end else "")
+
+
+JWT = ".".join(
+    (
+        b64url(json.dumps({"alg": "HS256", "typ": "JWT"}).encode()),
+        b64url(json.dumps({"sub": "1234567890", "name": "Dana"}).encode()),
+        b64url(bytes(range(32))),
+    )
+)
+GITHUB = "gh" + "p_" + ALNUM * 9
+ANTHROPIC = "sk-" + "ant-" + "api03-" + (ALNUM + "_x-Y") * 23 + "AA"
+AWS_ID = "AK" + "IA" + "IOSFODNN7" + "EXAMPLE"
+SLACK = "xo" + "xb-" + "1234567890-" + "1234567890123-" + "AbCdEfGhIjKlMnOpQrStUvWx"
+OPENAI = "sk-" + "proj-" + ALNUM * 12 + "_" + ALNUM * 8
+DISCORD = b64url(b"123456789012345678") + "." + "GaBc1e" + "." + ("xY1z_" * 8)[:38]
+
+# (kind, text, secret): the secret must be gone from the redacted text and the kind reported.
+CASES: list[tuple[str, str, str]] = [
+    ("anthropic-key", f"key {ANTHROPIC} end", ANTHROPIC),
+    *[
+        ("anthropic-key", f"ANTHROPIC_API_KEY={s}", s)
+        for s in (
+            "sk-" + "ant-" + "admin01-" + ALNUM * 20,
+            "sk-" + "ant-" + "oat01-" + ALNUM * 20,
+            "sk-" + "ant-" + "ort01-" + ALNUM * 20,
+        )
+    ],
+    ("openai-key", f"use {OPENAI} for the eval", OPENAI),
+    ("openai-key", "legacy " + "sk-" + "Ab12" * 12, "sk-" + "Ab12" * 12),
+    ("openai-key", "svc " + "sk-" + "svcacct-" + ALNUM * 10, "sk-" + "svcacct-" + ALNUM * 10),
+    ("openai-key", "admin " + "sk-" + "admin-" + ALNUM * 10, "sk-" + "admin-" + ALNUM * 10),
+    *[
+        ("github-token", f"token is {'gh' + p + '_' + ALNUM * 9}", "gh" + p + "_" + ALNUM * 9)
+        for p in "pousr"
+    ],
+    (
+        "github-pat",
+        "pat " + "github" + "_pat_" + "11ABCDEFG0" + "abcdefghijkl" + "_" + (ALNUM * 15)[:59],
+        "github" + "_pat_" + "11ABCDEFG0" + "abcdefghijkl" + "_" + (ALNUM * 15)[:59],
+    ),
+    ("gitlab-token", "git " + "gl" + "pat-" + "xY1z" * 5, "gl" + "pat-" + "xY1z" * 5),
+    ("aws-access-key-id", f"aws id {AWS_ID}.", AWS_ID),
+    (
+        "aws-access-key-id",
+        "temp " + "AS" + "IA" + "Q3EXAMPLE7" + "ABCDEF",
+        "AS" + "IA" + "Q3EXAMPLE7" + "ABCDEF",
+    ),
+    (
+        "aws-secret-key",
+        "aws_secret_" + "access_key = " + "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLEKEY",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLEKEY",
+    ),
+    ("slack-token", f"bot {SLACK}", SLACK),
+    (
+        "slack-token",
+        "app " + "xa" + "pp-1-" + "A0123456789-" + HEX * 2,
+        "xa" + "pp-1-" + "A0123456789-" + HEX * 2,
+    ),
+    (
+        "slack-webhook",
+        "post to https://hooks."
+        + "slack.com/services/"
+        + "T0000ABCD/B0000EFGH/"
+        + "aBcDeFgHiJkLmNoPqRsTuVwX",
+        "T0000ABCD/B0000EFGH/" + "aBcDeFgHiJkLmNoPqRsTuVwX",
+    ),
+    ("stripe-key", "stripe " + "sk" + "_live_" + ALNUM * 6, "sk" + "_live_" + ALNUM * 6),
+    ("stripe-key", "stripe " + "sk" + "_test_" + ALNUM * 6, "sk" + "_test_" + ALNUM * 6),
+    ("stripe-key", "restricted " + "rk" + "_live_" + ALNUM * 6, "rk" + "_live_" + ALNUM * 6),
+    (
+        "google-api-key",
+        "maps " + "AI" + "za" + ("Sy" + "A1b2C3d4E5" * 4)[:35],
+        "AI" + "za" + ("Sy" + "A1b2C3d4E5" * 4)[:35],
+    ),
+    (
+        "google-oauth-token",
+        "gcloud " + "ya" + "29." + "a0AfH6SMB" + "xY1z" * 10,
+        "ya" + "29." + "a0AfH6SMB" + "xY1z" * 10,
+    ),
+    ("npm-token", "//registry.npmjs.org/:_authToken=" + "npm" + "_" + ALNUM * 9, "npm" + "_" + ALNUM * 9),
+    (
+        "huggingface-token",
+        "hub " + "hf" + "_" + "AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEf",
+        "hf" + "_" + "AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEf",
+    ),
+    (
+        "pypi-token",
+        "twine " + "pypi-" + "AgEIcHlwaS5vcmc" + "CJDA" + "xY1z" * 15,
+        "pypi-" + "AgEIcHlwaS5vcmc" + "CJDA" + "xY1z" * 15,
+    ),
+    ("twilio-key", "twilio " + "S" + "K" + HEX * 2, "S" + "K" + HEX * 2),
+    (
+        "sendgrid-key",
+        "mail " + "SG" + "." + "aBcDeFgHiJkLmNoPqRsTuV" + "." + ("xY1z" * 11)[:43],
+        "SG" + "." + "aBcDeFgHiJkLmNoPqRsTuV" + "." + ("xY1z" * 11)[:43],
+    ),
+    ("discord-token", f"bot token {DISCORD}", DISCORD),
+    (
+        "discord-webhook",
+        "https://discord.com/api/webhooks/" + "123456789012345678/" + ("aB1_cD2-" * 9)[:68],
+        ("aB1_cD2-" * 9)[:68],
+    ),
+    ("digitalocean-token", "doctl " + "dop" + "_v1_" + HEX * 4, "dop" + "_v1_" + HEX * 4),
+    ("shopify-token", "shop " + "shp" + "at_" + HEX * 2, "shp" + "at_" + HEX * 2),
+    (
+        "azure-storage-key",
+        "DefaultEndpointsProtocol=https;AccountName=acct;" + "Account" + "Key=" + "aB1+cD2/" * 11 + "==;",
+        "aB1+cD2/" * 11 + "==",
+    ),
+    (
+        "age-secret-key",
+        "age " + "AGE-SECRET-" + "KEY-1" + ("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L" * 2)[:58],
+        "AGE-SECRET-" + "KEY-1" + ("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L" * 2)[:58],
+    ),
+    ("jwt", f"session {JWT} expired", JWT),
+    *[
+        ("private-key", f"key:\n{pem(label)}\nafter", pem(label).split("\n")[1])
+        for label in (
+            "PRIVATE KEY",
+            "RSA PRIVATE KEY",
+            "EC PRIVATE KEY",
+            "OPENSSH PRIVATE KEY",
+            "ENCRYPTED PRIVATE KEY",
+            "DSA PRIVATE KEY",
+            "PGP PRIVATE KEY BLOCK",
+        )
+    ],
+    (
+        "private-key",
+        "truncated:\n" + pem("RSA PRIVATE KEY", end=False),
+        pem("RSA PRIVATE KEY").split("\n")[1],
+    ),
+    (
+        "authorization-header",
+        "Authorization: Bearer " + "abc123DEF456" + "ghi789",
+        "abc123DEF456" + "ghi789",
+    ),
+    (
+        "authorization-header",
+        "Authorization: Basic " + base64.b64encode(b"dana:hunter22").decode(),
+        base64.b64encode(b"dana:hunter22").decode(),
+    ),
+    ("bearer-token", "send it as Bearer " + "0a1b2c3d4e5f" + "A6B7C8D9", "0a1b2c3d4e5f" + "A6B7C8D9"),
+    ("url-password", "postgres://app:" + "s3cr3t-P4ss" + "@db.internal:5432/app", "s3cr3t-P4ss"),
+    ("url-password", "redis://:" + "Zq9x!long" + "@cache:6379/0", "Zq9x!long"),
+    ("password", "password=" + "hunter2x", "hunter2x"),
+    ("password", "passwd: " + "hunter2x", "hunter2x"),
+    ("password", "DB_PASSWORD=" + "postgres", "postgres"),
+    ("password", "mysql -u root --password " + "hunter2x" + " -h db", "hunter2x"),
+    ("password", "psql --password=" + "Tr0ub4dor&3", "Tr0ub4dor&3"),
+    ("password", '{"user": "dana", "password": "' + "correct-horse" + '"}', "correct-horse"),
+    ("password", "  password: '" + "p@ss w0rd" + "'", "p@ss w0rd"),
+    ("password", "<password>" + "hunter2x" + "</password>", "hunter2x"),
+    ("password", "PGPASSWORD=" + "secretpw" + " psql -h db", "secretpw"),
+    ("password", "DB_PASS=" + "hunter2x", "hunter2x"),
+    ("password", 'smtpPass: "' + "x1y2z3w4" + '"', "x1y2z3w4"),
+    ("password", "DB_PWD=" + "abc123def", "abc123def"),
+    ("password", 'password = "' + "correct_horse_42" + '"', "correct_horse_42"),
+    ("secret", "secret=" + "abc123def", "abc123def"),
+    ("secret", "client_secret: " + "Zx81-qq0a", "Zx81-qq0a"),
+    ("secret", "SECRET_KEY = '" + "django-insecure-" + "x9#k2" + "'", "django-insecure-" + "x9#k2"),
+    ("token", "token=" + "abc123xyz", "abc123xyz"),
+    ("token", "export GITHUB_TOKEN=" + "t0k3n-" + "value", "t0k3n-" + "value"),
+    ("token", "https://api.example.com/v1/items?access_token=" + "q1w2e3r4" + "&page=2", "q1w2e3r4"),
+    ("api-key", "api_key=" + "abc123def", "abc123def"),
+    ("api-key", "X-Api-Key: " + "k3y-" + "0f9e8d", "k3y-" + "0f9e8d"),
+    ("api-key", '  apiKey: "' + "AbcDef12" + '",', "AbcDef12"),
+    ("access-key", "access_key = '" + "Q9w8E7r6" + "'", "Q9w8E7r6"),
+    (
+        "private-key",
+        "private_key = '" + "5Kb8kLf9zgWQnogidDA76MzPL6TsZZY36hWXMssSzNydYXYB9KF" + "'",
+        "5Kb8kLf9zgWQnog",
+    ),
+]
+
+
+def rebuild(text: str, redactions: tuple[Redaction, ...]) -> str:
+    """The redacted text, rebuilt from the original and the reported offsets."""
+    out, pos = [], 0
+    for r in redactions:
+        out += [text[pos : r.start], marker(r.kind)]
+        pos = r.end
+    return "".join([*out, text[pos:]])
+
+
+def assert_consistent(text: str, result: RedactionResult) -> None:
+    spans = [(r.start, r.end) for r in result.redactions]
+    assert spans == sorted(spans)
+    assert all(0 <= s < e <= len(text) for s, e in spans)
+    assert all(a[1] <= b[0] for a, b in itertools.pairwise(spans))
+    assert rebuild(text, result.redactions) == result.text
+    assert result.changed == bool(result.redactions) == contains_secret(text)
+
+
+# --------------------------------------------------------------------------------------------------------
+# Every kind.
+
+
+def test_cases_cover_every_kind() -> None:
+    covered = {kind for kind, _, _ in CASES}
+    assert covered == set(ALL_KINDS)
+    assert len(covered) >= 25
+
+
+@pytest.mark.parametrize(
+    ("kind", "text", "secret"), CASES, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(CASES)]
+)
+def test_each_kind_is_redacted(kind: str, text: str, secret: str) -> None:
+    assert secret in text
+    result = redact(text)
+    assert secret not in result.text
+    assert kind in [r.kind for r in result.redactions]
+    assert marker(kind) in result.text
+    assert kind in secret_kinds(text)
+    assert contains_secret(text)
+    assert_consistent(text, result)
+    # Redacting again finds nothing.
+    again = redact(result.text)
+    assert again.text == result.text
+    assert again.redactions == ()
+    assert not contains_secret(result.text)
+
+
+def test_only_the_secret_goes() -> None:
+    url = "postgres://app:" + "s3cr3t-P4ss" + "@db.internal:5432/app"
+    assert redact(url).text == "postgres://app:[REDACTED:url-password]@db.internal:5432/app"
+    header = "Authorization: Bearer " + "abc123DEF456ghi789"
+    assert redact(header).text == "Authorization: Bearer [REDACTED:authorization-header]"
+    assert redact("DB_PASSWORD=" + "hunter2x # prod").text == "DB_PASSWORD=[REDACTED:password] # prod"
+    assert redact('{"token": "' + "abc123xyz" + '"}').text == '{"token": "[REDACTED:token]"}'
+    assert (
+        redact("mysql --password " + "hunter2x" + " -h db").text
+        == "mysql --password [REDACTED:password] -h db"
+    )
+    hook = "https://hooks." + "slack.com/services/" + "T0000ABCD/B0000EFGH/" + "aBcDeFgHiJkLmNoPqRsTuVwX"
+    assert redact(hook).text == "https://hooks.slack.com/services/[REDACTED:slack-webhook]"
+
+
+def test_private_key_blocks() -> None:
+    whole = "before\n" + pem("OPENSSH PRIVATE KEY") + "\nafter"
+    assert redact(whole).text == "before\n[REDACTED:private-key]\nafter"
+    truncated = "before\n" + pem("RSA PRIVATE KEY", end=False) + "\nmore lines\nof text"
+    assert redact(truncated).text == "before\n[REDACTED:private-key]"
+    # Escaped inside a JSON string (a service account file pasted whole).
+    as_json = json.dumps({"type": "service_account", "private_key": pem("PRIVATE KEY") + "\n"})
+    result = redact(as_json)
+    assert "MIIEow" not in result.text and "[REDACTED:private-key]" in result.text
+    assert json.loads(result.text)["type"] == "service_account"
+    # Naming the format is not a secret; a public key is not either.
+    prose = "the file must start with -----BEGIN" + " OPENSSH PRIVATE KEY----- or ssh refuses it"
+    assert redact(prose).redactions == ()
+    assert redact(pem("PUBLIC KEY")).redactions == ()
+
+
+def test_stripe_publishable_keys_are_not_secret() -> None:
+    for prefix in ("pk" + "_live_", "pk" + "_test_"):
+        assert redact(f"Stripe.setPublishableKey('{prefix}{ALNUM * 6}')").redactions == ()
+
+
+# --------------------------------------------------------------------------------------------------------
+# Secrets in context.
+
+EMBEDDED = [GITHUB, ANTHROPIC, AWS_ID, SLACK, OPENAI, JWT, DISCORD, "sk" + "_live_" + ALNUM * 6]
+WRAPPERS = {
+    "prose": "I rotated it yesterday; the new one is {s}. Don't paste it anywhere else.",
+    "json": "{json}",
+    "url": "https://api.example.com/v1/items?key={s}&page=2",
+    "path": "https://example.com/hooks/{s}/run",
+    "code-block": "Run this:\n\n```bash\nexport API_TOKEN={s}\ncurl -s https://api.example.com\n```\n",
+    "crlf": "line one\r\n{s}\r\nline three\r\n",
+    "quotes": "client = Client(\"{s}\")  # and ('{s}')",
+    "markdown": "- the key is `{s}` (see the wiki)",
+    "table": "| name | value |\n|---|---|\n| prod | {s} |",
+    "xml": "<key>{s}</key>",
+}
+
+
+@pytest.mark.parametrize("secret", EMBEDDED, ids=[s[:6] for s in EMBEDDED])
+@pytest.mark.parametrize("wrapper", list(WRAPPERS), ids=list(WRAPPERS))
+def test_secrets_in_context(secret: str, wrapper: str) -> None:
+    if wrapper == "json":
+        text = json.dumps({"role": "user", "content": f"my key: {secret}\nthanks"})
+    else:
+        text = WRAPPERS[wrapper].replace("{s}", secret)
+    result = redact(text)
+    assert secret not in result.text
+    assert result.changed
+    assert_consistent(text, result)
+    assert result.text.count("\r\n") == text.count("\r\n")
+    if wrapper == "json":
+        assert json.loads(result.text)["role"] == "user"
+
+
+def test_offsets_with_non_ascii_text() -> None:
+    # Lower-casing İ yields two characters: offsets must still point into the original text.
+    text = "İİİ café 日本語 " + GITHUB + " ü password=" + "hunter2x" + " Ωmega"
+    result = redact(text)
+    assert [r.kind for r in result.redactions] == ["github-token", "password"]
+    assert [text[r.start : r.end] for r in result.redactions] == [GITHUB, "hunter2x"]
+    assert_consistent(text, result)
+
+
+def test_overlaps_merge_longest_first() -> None:
+    # The same span from two rules: one redaction, the more specific kind.
+    assert [r.kind for r in redact("token=" + GITHUB).redactions] == ["github-token"]
+    assert [r.kind for r in redact("Authorization: Bearer " + JWT).redactions] == ["jwt"]
+    clone = "git clone https://x-access-token:" + GITHUB + "@github.com/dana/app.git"
+    assert [r.kind for r in redact(clone).redactions] == ["github-token"]
+    assert (
+        redact(clone).text
+        == "git clone https://x-access-token:[REDACTED:github-token]@github.com/dana/app.git"
+    )
+    # A token inside a longer secret: the union, with the longest match's kind.
+    text = 'password: "' + GITHUB + ' plus 2 more"'
+    result = redact(text)
+    assert [r.kind for r in result.redactions] == ["password"]
+    assert result.text == 'password: "[REDACTED:password]"'
+    block = pem("RSA PRIVATE KEY").replace("\n-----END", "\n" + JWT + "\n-----END")
+    assert [r.kind for r in redact(block).redactions] == ["private-key"]
+
+
+def test_glued_secrets_are_all_redacted() -> None:
+    # A token's right boundary is blocked by the secret glued after it; once that one becomes a marker the
+    # token stands alone, and the re-scan inside `redact` takes it too.
+    stripe = "sk" + "_live_" + ALNUM * 6
+    twilio = "S" + "K" + HEX * 2
+    for text, kinds in (
+        (DISCORD + "-" + stripe, ["discord-token", "stripe-key"]),
+        (twilio + pem("RSA PRIVATE KEY"), ["twilio-key", "private-key"]),
+    ):
+        result = redact(text)
+        assert [r.kind for r in result.redactions] == kinds
+        assert_consistent(text, result)
+        assert redact(result.text).redactions == ()
+
+
+def test_secret_kinds_in_order_of_appearance() -> None:
+    text = f"{JWT} then {GITHUB} then {AWS_ID} then {GITHUB}"
+    assert secret_kinds(text) == ["jwt", "github-token", "aws-access-key-id"]
+    assert secret_kinds("nothing here") == []
+
+
+def test_empty_and_clean_text() -> None:
+    for text in ("", " ", "\n", "hello"):
+        result = redact(text)
+        assert result == RedactionResult(text, ())
+        assert not result.changed
+        assert not contains_secret(text)
+
+
+# --------------------------------------------------------------------------------------------------------
+# Markers are inert.
+
+
+@pytest.mark.parametrize("kind", sorted(ALL_KINDS))
+def test_markers_never_match(kind: str) -> None:
+    m = marker(kind)
+    assert m.startswith(REDACTION_MARKER_PREFIX)
+    for text in (
+        m,
+        f"password={m}",
+        f'"token": "{m}"',
+        f"Authorization: Bearer {m}",
+        f"https://user:{m}@host/x",
+        f"--api-key {m}",
+        f"{kind}: {m}",
+        f"{m}{m}",
+    ):
+        assert redact(text).redactions == (), text
+        assert not contains_secret(text)
+
+
+def test_a_fake_marker_does_not_hide_a_secret() -> None:
+    text = REDACTION_MARKER_PREFIX + GITHUB + "]"
+    assert GITHUB not in redact(text).text
+
+
+# Pieces for random texts: separators, key names, markers and fake credentials.
+FRAGMENTS = [
+    "password=",
+    "token: ",
+    '"api_key": "',
+    "--password ",
+    "Authorization: Bearer ",
+    "Bearer ",
+    "https://user:",
+    "@host/",
+    "-----BEGIN RSA PRIVATE KEY-----\n",
+    "-----END RSA PRIVATE KEY-----",
+    "hunter2",
+    "[REDACTED:password]",
+    "[REDACTED:",
+    "]",
+    '"',
+    "'",
+    "`",
+    "\r\n",
+    "\n",
+    " ",
+    "=",
+    ":",
+    "_",
+    "-",
+    ".",
+    "\\",
+    "İ",
+    "日本",
+]
+SECRETS = [secret for _, _, secret in CASES]
+_ALPHABET = string.ascii_letters + string.digits + " _-.:=/@'\"[]\n"
+random_text = st.lists(
+    st.one_of(
+        st.text(alphabet=_ALPHABET, max_size=10),
+        st.sampled_from(FRAGMENTS),
+        st.sampled_from(SECRETS),
+        st.sampled_from([marker(k) for k in sorted(ALL_KINDS)]),
+    ),
+    max_size=14,
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_text)
+def test_idempotent(text: str) -> None:
+    once = redact(text)
+    twice = redact(once.text)
+    assert twice.text == once.text
+    assert twice.redactions == ()
+    assert not contains_secret(once.text)
+    assert_consistent(text, once)
+
+
+token_chars = st.text(alphabet=string.ascii_letters + string.digits, min_size=36, max_size=36)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.text(alphabet=_ALPHABET, max_size=20), min_size=1, max_size=6),
+    st.lists(
+        st.tuples(st.sampled_from(["gh" + "p_", "gh" + "s_", "npm" + "_"]), token_chars),
+        min_size=1,
+        max_size=4,
+    ),
+)
+def test_generated_tokens_never_survive(noise: list[str], tokens: list[tuple[str, str]]) -> None:
+    secrets = [prefix + body for prefix, body in tokens]
+    parts = [piece for pair in zip(noise, secrets, strict=False) for piece in pair] + noise[len(secrets) :]
+    text = " ".join([*parts, *secrets[len(noise) :]])
+    result = redact(text)
+    for secret in secrets:
+        assert secret not in result.text
+    assert redact(result.text).redactions == ()
+
+
+# --------------------------------------------------------------------------------------------------------
+# Ordinary text stays as it is.
+
+ORDINARY = r"""
+def get_password(user):
+    password = get_password()
+    token = tokenizer.encode(x)
+    secret = os.environ["APP_SECRET"]
+    self.token = token
+    return {"token": token, "password": password}
+def secret_key(self):
+    api_key: str | None = None
+    password: Optional[str] = None
+    max_tokens = 1000
+    token_count = len(tokens)
+    for token in tokens:
+        if not token:
+            pass
+    pad_token = "<pad>"; unk_token = "[UNK]"; eos_token = "</s>"
+    prompt = input("Password: ")
+    print("token=" + repr(raw))
+    headers = {"Authorization": f"Bearer {token}"}
+    client = OpenAI(api_key=os.environ["OPENAI_API_KEY"])
+    parser.add_argument("--token", help="API token to use")
+const password = process.env.DB_PASSWORD;
+const token = await getToken();
+localStorage.setItem('token', token);
+export function hashPassword(password: string): Promise<string> {
+  return { password: hashedPassword, apiKey: config.apiKey };
+if (password !== confirmPassword) throw new Error("Passwords do not match");
+export GITHUB_TOKEN=$(gh auth token)
+curl -H "Authorization: Bearer $TOKEN" https://api.github.com/user
+read -s PASSWORD && echo "got it"
+pip install scikit-learn sk-learn-extra
+docker run -e POSTGRES_PASSWORD=${POSTGRES_PASSWORD} postgres:16
+git clone https://github.com/dana/task-ant-farm.git
+  password: ${DB_PASSWORD}
+  token: {{ .Values.token }}
+  secretName: db-credentials
+  secretKeyRef:
+    key: password
+SELECT id, password_hash FROM users WHERE email = ? AND password_hash IS NOT NULL;
+INSERT INTO users (name, password_hash) VALUES ($1, $2);
+ALTER TABLE sessions ADD COLUMN token_expires_at TIMESTAMPTZ;
+# Secrets
+
+Store the API key in `.env`, never in the repo. Use --dry-run first.
+- Token: expired, ask Dana for a new one
+- Password: see the team vault
+The tokenizer splits text into tokens; max_tokens caps the output.
+Rotate the secret every 90 days; the old token stops working.
+Remember: pass `--token` when the API needs one.
+a3f9c2e Fix token refresh race in auth middleware
+commit 9fceb02d0ae598e95dc970b74767f19372d61af8
+Author: Dana Reyes <dana@example.com>
+Merge: 1a2b3c4 5d6e7f8
+550e8400-e29b-41d4-a716-446655440000
+session 3f2504e0-4f89-11d3-9a0c-0305e82c3301 resumed
+sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855
+Visit https://docs.example.com/guide/install#step-2 for details.
+The key is in ~/.ssh/id_ed25519 and the public half in id_ed25519.pub.
+Run `ssh-keygen -t ed25519` to create a new key; it writes -----BEGIN OPENSSH PRIVATE KEY----- headers.
+http://localhost:8080/api/v1/users?page=2&per_page=50
+postgres://localhost:5432/app
+ERROR: password authentication failed for user "postgres"
+2024-05-01T12:00:00Z INFO token refreshed in 35ms
+The AKIA prefix marks AWS access keys; ghp_ marks GitHub tokens.
+Bearer tokens go in the Authorization header.
+authorization: required for all admin endpoints
+use the token: it is in 1Password
+PASS: tests/test_auth.py::test_login
+FAIL: tests/test_auth.py::test_refresh (pass: 10/12)
+OLDPWD=/home/dana/src cd -
+bypass: true
+'pass': 'The "pass" statement\n',
+help = "The password for the database"
+"""
+
+
+# A one-pixel PNG inline (a data: URL is base64, which no rule takes for a secret), and a longer blob.
+ORDINARY += (
+    '<img src="data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAC'
+    'hwGA60e6kgAAAABJRU5ErkJggg==">\n'
+    "![chart](data:image/png;base64," + base64.b64encode(bytes(range(256)) * 8).decode() + ")\n"
+)
+
+
+def test_no_false_positives_on_ordinary_text() -> None:
+    lines = [line for line in ORDINARY.splitlines() if line.strip()]
+    assert len(lines) >= 60
+    flagged = [(line, redact(line).redactions) for line in lines if redact(line).changed]
+    assert flagged == [], f"{len(flagged)} false positives in {len(lines)} lines: {flagged}"
+    assert redact(ORDINARY).redactions == ()
+    assert not contains_secret(ORDINARY)
+
+
+def test_speed_on_a_megabyte_of_ordinary_text() -> None:
+    # The target is well under 50 ms per MB (about 25 ms measured); the bound here only catches a regression
+    # to something pathological, on a loaded CI machine.
+    unit = ORDINARY + "".join(f"line {i}: the quick brown fox, id={i * 7919 % 10007}\n" for i in range(200))
+    text = (unit * (1_000_000 // len(unit) + 1))[:1_000_000]
+    redact(text)
+    best = min(_timed(text) for _ in range(3))
+    assert best < 0.5
+
+
+def _timed(text: str) -> float:
+    start = time.perf_counter()
+    redact(text)
+    return time.perf_counter() - start
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password=" * 10_000,
+        'token: "' * 10_000,
+        "Authorization: " * 5_000,
+        "eyJ" + "a" * 100_000,
+        "-----BEGIN RSA PRIVATE KEY-----\n" + "A" * 100_000,
+        "://a:" * 20_000,
+        "--api-key " * 10_000,
+    ],
+    ids=["assignments", "quotes", "headers", "jwt", "pem", "urls", "flags"],
+)
+def test_adversarial_input_stays_linear(text: str) -> None:
+    # About 100 kB each, every position a near miss; a quadratic scan would take minutes.
+    start = time.perf_counter()
+    redact(text)
+    assert time.perf_counter() - start < 5

@@ -39,8 +39,10 @@ CUES: dict[str, re.Pattern[str]] = {
         r"nur dieses mal|diesmal|cette fois|pour l'instant|esta vez|por ahora|por enquanto|今回|这次|暂时"
     ),
     "question": re.compile(
-        r"\?\s*$|^(?:what|why|how|where|when|which|who|is|are|was|were|do|does|did|can|could|would|"
-        r"should|shall|will|have|has|any idea|wie|was|warum|pourquoi|comment|qu'est|por qué|cómo|qué)\b"
+        # "Do not …" and "Don't …" open an instruction, not a question.
+        r"\?\s*$|^(?:what|why|how|where|when|which|who|is|are|was|were|do(?! not\b)|does|did|can|could|"
+        r"would|should|shall|will|have|has|any idea|wie|was|warum|pourquoi|comment|qu'est|por qué|cómo|"
+        r"qué)\b"
     ),
     "request": re.compile(
         r"^(?:(?:ok|okay|now|and|also|then|so|pls|please|hey)[, ]+)*(?:can|could|would|will) you\b|"

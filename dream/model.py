@@ -17,7 +17,7 @@ from dream.defaults import CATEGORIES
 MODEL_RESOURCE = "signal_model.json"
 # Must equal the "version" inside the JSON (checked at load): digests are keyed by it, and
 # reading it here avoids loading the weights when every digest is cached.
-MODEL_VERSION = "3"
+MODEL_VERSION = "4"
 
 
 @dataclass(frozen=True)

@@ -34,12 +34,14 @@ def main() -> None:
     (memory / "preferences.md").write_text(
         "---\nname: Preferences\ndescription: How the user wants things done\ntype: feedback\n---\n\n"
         "# Preferences\n\n"
-        "- [2026-01-10] Prefers tabs for indentation. (source: session 2026-01-10 4f1c2a9e, confidence: high)\n"
+        "- [2026-01-10] Prefers tabs for indentation."
+        " (source: session 2026-01-10 4f1c2a9e, confidence: high)\n"
     )
     (memory / "decisions.md").write_text(
         "---\nname: Decisions\ndescription: Decisions made and what was chosen\ntype: project\n---\n\n"
         "# Decisions\n\n"
-        "- [2026-01-12] Chose Celery for background jobs. (source: session 2026-01-12 8b0d7e31, confidence: high)\n"
+        "- [2026-01-12] Chose Celery for background jobs."
+        " (source: session 2026-01-12 8b0d7e31, confidence: high)\n"
     )
     (memory / "MEMORY.md").write_text(
         "# Memory\n\n- [Preferences](preferences.md)\n- [Decisions](decisions.md)\n\n"

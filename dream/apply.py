@@ -74,7 +74,7 @@ def apply_plan(
             # Someone (a person, Claude Code, another tool) edited memory since we planned.
             plan = replan(current)
             result.plan, result.replanned = plan, True
-        before = {e.key for e in plan.memory.entries}
+        before = plan.expected_keys()
         if not plan.changes:
             result.checks = verify_memory(plan.memory, before)
             _raise_if_failed(result.checks)

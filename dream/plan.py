@@ -7,6 +7,7 @@ run prints it; a real run hands it to `apply`. Both go through this same code.
 from __future__ import annotations
 
 import difflib
+import json
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -15,7 +16,7 @@ from dream import defaults
 from dream.config import Config
 from dream.gather import Target
 from dream.index import IndexResult, build_index
-from dream.memory import TOPIC_DESCRIPTION, TOPIC_TYPE, Entry, Memory, MemoryFile
+from dream.memory import TOPIC_DESCRIPTION, TOPIC_TYPE, Entry, Memory, MemoryFile, normalise_key
 from dream.proposals import ADD, REDATE, REPLACE, UPDATE, Proposal, Refusal, propose
 from dream.proposals import ARCHIVE as ARCHIVE_ACTION
 from dream.redact import contains_secret, redact
@@ -72,6 +73,17 @@ class Plan:
 
     def outcome(self, outcome: str) -> list[Decision]:
         return [d for d in self.decisions if d.outcome == outcome]
+
+    def expected_keys(self) -> set[str]:
+        """Entry keys that must survive the run (as entries or archived): every current entry,
+        with a re-dated entry known by its new words."""
+        keys = {e.key for e in self.memory.entries}
+        for decision in self.outcome(APPLIED):
+            p = decision.proposal
+            if p.action == REDATE and p.target is not None:
+                keys.discard(p.target.key)
+                keys.add(normalise_key(p.text))
+        return keys
 
     @property
     def fingerprint(self) -> str:
@@ -153,6 +165,20 @@ def archive_line(
     return f"- [{today.isoformat()}] {entry_text} (archived: {reason}{was}{src})"
 
 
+def _yaml_scalar(text: str) -> str:
+    """A YAML-safe scalar: plain when it cannot be misread, else a JSON string (valid YAML)."""
+    plain = text and text[0].isalnum() and ": " not in text and " #" not in text and not text.endswith(":")
+    return text if plain else json.dumps(text, ensure_ascii=False)
+
+
+def _yaml_scalar(text: str) -> str:
+    """A YAML-safe scalar: plain when it cannot be misread, else a JSON string (valid YAML)."""
+    plain = (
+        bool(text) and text[0].isalnum() and ": " not in text and " #" not in text and not text.endswith(":")
+    )
+    return text if plain else json.dumps(text, ensure_ascii=False)
+
+
 def new_topic_lines(rel: str, memory_type: str) -> list[str]:
     base = rel.rsplit("/", 1)[-1]
     title = base[:-3].capitalize()
@@ -160,8 +186,8 @@ def new_topic_lines(rel: str, memory_type: str) -> list[str]:
     if memory_type == "native":
         lines += [
             "---",
-            f"name: {title}",
-            f"description: {TOPIC_DESCRIPTION.get(base, title)}",
+            f"name: {_yaml_scalar(title)}",
+            f"description: {_yaml_scalar(TOPIC_DESCRIPTION.get(base, title))}",
             f"type: {TOPIC_TYPE.get(base, 'project')}",
             "---",
             "",

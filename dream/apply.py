@@ -20,6 +20,7 @@ from dream.fsio import (
     Snapshot,
     atomic_write_bytes,
     backup_exists,
+    fsync_dir,
     make_first_backup,
     refresh_native_lock,
     restore_snapshot,
@@ -89,8 +90,12 @@ def apply_plan(
         )
         try:
             for change in plan.changes:
-                change.path.parent.mkdir(parents=True, exist_ok=True)
-                atomic_write_bytes(change.path, change.new, mode=change.mode)
+                if change.new is None:
+                    change.path.unlink(missing_ok=True)
+                    fsync_dir(change.path.parent)
+                else:
+                    change.path.parent.mkdir(parents=True, exist_ok=True)
+                    atomic_write_bytes(change.path, change.new, mode=change.mode)
                 result.written.append(change.rel)
             after = load_memory(paths, memory_type)
             result.checks = verify_memory(after, before)

@@ -126,7 +126,7 @@ def _is_known(text: str, known: set[str]) -> bool:
 def _final_entries(memory: Memory, edits: _Edits) -> dict[str, list[Entry]]:
     """Entries of every topic and archive file after this run's edits."""
     result: dict[str, list[Entry]] = {}
-    names = set(memory.files) | set(edits.editors)
+    names = (set(memory.files) | set(edits.editors)) - edits.deleted
     for rel in names:
         original = memory.files.get(rel)
         if original is not None and original.kind == "unparsed":
@@ -228,7 +228,7 @@ def build_index(
     if prune_missing_project and target.missing:
         result.pruned += _archive_all(memory, edits, "project folder and transcripts no longer exist")
     final = _final_entries(memory, edits)
-    result.lines = _render(memory, final, today, result)
+    result.lines = _render(memory, final, today, result, edits.deleted)
     return result
 
 
@@ -268,14 +268,14 @@ def _quick_reference(memory: Memory, final: dict[str, list[Entry]]) -> list[str]
     ]
 
 
-def _native_lines(memory: Memory) -> list[tuple[float, str]]:
+def _native_lines(memory: Memory, deleted: set[str]) -> list[tuple[float, str]]:
     old_lines: dict[str, str] = {}
     if memory.index is not None:
         for _, link_target, number in memory.index.links:
             old_lines.setdefault(link_target, memory.index.lines[number].strip())
     lines = []
     for rel, memory_file in sorted(memory.files.items()):
-        if memory_file.kind != "native":
+        if memory_file.kind != "native" or rel in deleted:
             continue
         existing = old_lines.get(rel)
         if existing and len(existing) <= defaults.INDEX_LINE_MAX_CHARS and existing.startswith("- ["):
@@ -314,10 +314,12 @@ def _fits(lines: list[str]) -> bool:
     return len(lines) <= defaults.INDEX_TARGET_LINES and len(text) <= defaults.INDEX_TARGET_CHARS
 
 
-def _render(memory: Memory, final: dict[str, list[Entry]], today: date, result: IndexResult) -> list[str]:
+def _render(
+    memory: Memory, final: dict[str, list[Entry]], today: date, result: IndexResult, deleted: set[str]
+) -> list[str]:
     quick = _quick_reference(memory, final)
     rows = _topic_rows(memory, final)
-    native = sorted(_native_lines(memory), key=lambda item: -item[0])  # newest first
+    native = sorted(_native_lines(memory, deleted), key=lambda item: -item[0])  # newest first
     kept = [line for _, line in native]
     # Past the limits, the oldest memory-file lines leave the index (the files stay on disk).
     while kept and not _fits(_assemble(today.isoformat(), quick, rows, kept)):

@@ -39,14 +39,16 @@ class FileChange:
     rel: str
     path: Path
     old: bytes | None
-    new: bytes
+    new: bytes | None  # None: the file is removed (a native memory retired by a contradiction)
     mode: int | None
 
     def diff(self) -> str:
         old = (self.old or b"").decode("utf-8", "replace").splitlines(keepends=True)
-        new = self.new.decode("utf-8", "replace").splitlines(keepends=True)
+        new = (self.new or b"").decode("utf-8", "replace").splitlines(keepends=True)
         return "".join(
-            difflib.unified_diff(old, new, f"a/{self.rel}", f"b/{self.rel}" if self.new else "/dev/null")
+            difflib.unified_diff(
+                old, new, f"a/{self.rel}", f"b/{self.rel}" if self.new is not None else "/dev/null"
+            )
         )
 
 
@@ -167,12 +169,6 @@ def archive_line(
 
 def _yaml_scalar(text: str) -> str:
     """A YAML-safe scalar: plain when it cannot be misread, else a JSON string (valid YAML)."""
-    plain = text and text[0].isalnum() and ": " not in text and " #" not in text and not text.endswith(":")
-    return text if plain else json.dumps(text, ensure_ascii=False)
-
-
-def _yaml_scalar(text: str) -> str:
-    """A YAML-safe scalar: plain when it cannot be misread, else a JSON string (valid YAML)."""
     plain = (
         bool(text) and text[0].isalnum() and ": " not in text and " #" not in text and not text.endswith(":")
     )
@@ -236,6 +232,7 @@ class _Edits:
     today: date
     editors: dict[str, FileEditor] = field(default_factory=dict)
     archived: list[Archived] = field(default_factory=list)
+    deleted: set[str] = field(default_factory=set)
 
     def editor(self, rel: str) -> FileEditor:
         if rel not in self.editors:
@@ -276,7 +273,9 @@ def apply_decisions(edits: _Edits, decisions: list[Decision]) -> None:
             t = p.target
             line = format_entry(p.text, p.date, p.source, label, p.date, t.text)
             if t.native:
+                # Claude Code's own file is one memory: retired whole, its text archived below.
                 edits.editor(_topic_rel(memory, p.file)).append(line)
+                edits.deleted.add(t.file)
             else:
                 edits.editor(t.file).replace(t, [line])
             edits.archive(t, f"contradicted on {p.date} by: {p.text[:120]}")
@@ -300,6 +299,7 @@ def build_plan(
     found.proposals.extend(review.restore(memory, {p.id for p in found.proposals}))
     plan.refusals = found.refusals
     plan.decisions = decide(found.proposals, config, review, approved or set())
+    _hold_unwritable(plan)
     edits = _Edits(memory, today)
     apply_decisions(edits, plan.decisions)
     for rel, memory_file in memory.files.items():
@@ -315,6 +315,23 @@ def build_plan(
     return plan
 
 
+def _hold_unwritable(plan: Plan) -> None:
+    """A change whose file dream cannot parse waits: that file is never rewritten."""
+    memory = plan.memory
+    for decision in plan.decisions:
+        if decision.outcome != APPLIED:
+            continue
+        p = decision.proposal
+        rel = _topic_rel(memory, p.file) if p.action == ADD or (p.target and p.target.native) else p.file
+        files = {rel} | ({p.target.file} if p.target is not None else set())
+        broken = [f for f in sorted(files) if f in memory.files and memory.files[f].kind == "unparsed"]
+        if broken:
+            decision.outcome = PENDING
+            decision.why = (
+                f"{broken[0]} cannot be parsed ({memory.files[broken[0]].error}); fix it by hand first"
+            )
+
+
 def _materialise(plan: Plan, edits: _Edits) -> None:
     memory = plan.memory
     outputs: dict[str, tuple[Path, MemoryFile | None, list[str]]] = {}
@@ -322,6 +339,9 @@ def _materialise(plan: Plan, edits: _Edits) -> None:
         outputs[rel] = (memory.paths.memory_dir / rel, editor.file, editor.result())
     assert plan.index is not None
     outputs["MEMORY.md"] = (memory.paths.index, memory.index, plan.index.lines)
+    for rel in sorted(edits.deleted):
+        retired = memory.files[rel]
+        plan.changes.append(FileChange(rel, retired.path, retired.raw, None, retired.mode))
     for rel, (path, original, lines) in sorted(outputs.items()):
         if original is not None and original.kind == "unparsed":
             continue  # never rewrite a file dream cannot read

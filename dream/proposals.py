@@ -45,6 +45,8 @@ class Proposal:
     timestamp: str = ""
     redactions: tuple[str, ...] = ()
     restatements: int = 0
+    # Archive proposals this one brought along; they fall with it if it is superseded.
+    companions: list[Proposal] = field(default_factory=list)
 
     @property
     def id(self) -> str:
@@ -95,11 +97,33 @@ def entry_date(entry: Entry) -> str:
     return entry.updated or entry.date or ""
 
 
+_SOURCE_MSG = re.compile(r"\bmsg ([0-9a-f-]{8})")
+
+
+def _when(item: Entry | Proposal, said_at: dict[str, str]) -> str:
+    """When an item was said, as an ISO timestamp, as precisely as can be known.
+
+    A proposal of this run carries its message's time. An entry carries a day; when its source
+    names a message of this window, that message's time is used, so a run over the same input
+    orders two statements of one day the same way again. Otherwise the start of its day: a
+    statement made later that day wins.
+    """
+    if isinstance(item, Proposal):
+        return item.timestamp or item.date
+    match = _SOURCE_MSG.search(item.source or "")
+    if match and match.group(1) in said_at:
+        return said_at[match.group(1)]
+    day = entry_date(item)
+    return f"{day}T00:00:00" if day else ""
+
+
 def propose(memory: Memory, signals: list[Signal]) -> Proposals:
     proposals: list[Proposal] = []
     refusals: list[Refusal] = []
-    # Working set: current entries, then this run's additions, each with its analysis.
+    # Working set: current entries, then this run's additions, each with its analysis. An item
+    # superseded later in the window is marked dead and no longer matched.
     items: list[tuple[Entry | Proposal, Statement]] = []
+    dead: set[int] = set()
     index = TermIndex()
     for entry in memory.entries:
         statement = analyse(entry.text)
@@ -112,40 +136,56 @@ def propose(memory: Memory, signals: list[Signal]) -> Proposals:
             if fixed != entry.text:
                 proposals.append(_redate(entry, fixed))
 
-    for signal in sorted(signals, key=lambda s: (s.timestamp, s.uuid, s.text)):
+    ordered = sorted(signals, key=lambda s: (s.timestamp, s.uuid, s.text))
+    said_at = {s.uuid[:8]: s.timestamp for s in ordered if s.uuid}
+    for signal in ordered:
         day = signal.timestamp[:10]
         text, _ = absolutize(tidy_entry_text(signal.text), date.fromisoformat(day))
         statement = analyse(text)
         if not statement.terms:
             refusals.append(Refusal(text, "invalid", "no content words"))
             continue
-        duplicate_of: Entry | Proposal | None = None
-        contradicted: list[tuple[Entry | Proposal, str, bool]] = []
-        for i in sorted(index.candidates(statement)):
-            item, other = items[i]
-            found = contradiction(statement, other)
-            if found is not None:
-                contradicted.append((item, found[0], found[1]))
-            elif duplicate_of is None and is_duplicate(statement, other):
-                duplicate_of = item
-        if contradicted:
-            for item, _term, _explicit in contradicted:
-                older = item.date if isinstance(item, Proposal) else entry_date(item)
-                if older and older > day:
-                    refusals.append(Refusal(text, "superseded", f"memory says otherwise since {older}"))
-                    break
-            else:
-                proposal = _replace(signal, text, contradicted, proposals, refusals)
+        for _attempt in range(4):  # re-matched after an earlier proposal of the window is dropped
+            duplicate_of: tuple[int, Entry | Proposal] | None = None
+            contradicted: list[tuple[int, Entry | Proposal, str, bool]] = []
+            for i in sorted(index.candidates(statement) - dead):
+                item, other = items[i]
+                found = contradiction(statement, other)
+                if found is not None:
+                    contradicted.append((i, item, found[0], found[1]))
+                elif duplicate_of is None and is_duplicate(statement, other):
+                    duplicate_of = (i, item)
+            newer = [(i, item) for i, item, _, _ in contradicted if _when(item, said_at) > signal.timestamp]
+            if newer:
+                when = _when(newer[0][1], said_at)[:10]
+                refusals.append(Refusal(text, "superseded", f"memory says otherwise since {when}"))
+                break
+            in_run = [(i, item) for i, item, _, _ in contradicted if isinstance(item, Proposal)]
+            if in_run:
+                # Said otherwise earlier in this window: the later statement wins; match again
+                # against what is left, so a switch back restates the original entry.
+                for i, item in in_run:
+                    assert isinstance(item, Proposal)
+                    dead.add(i)
+                    for gone in (item, *item.companions):
+                        if gone in proposals:
+                            proposals.remove(gone)
+                    refusals.append(
+                        Refusal(item.text, "superseded", f"contradicted later in the window: {text[:80]}")
+                    )
+                continue
+            if contradicted:
+                proposal = _replace(signal, text, [(e, t, x) for _, e, t, x in contradicted], proposals)
                 index.add(len(items), statement)
                 items.append((proposal, statement))
-            continue
-        if duplicate_of is not None:
-            _restated(duplicate_of, signal, text, proposals, refusals)
-            continue
-        proposal = _from_signal(ADD, signal, text, "new")
-        proposals.append(proposal)
-        index.add(len(items), statement)
-        items.append((proposal, statement))
+            elif duplicate_of is not None:
+                _restated(duplicate_of[1], signal, text, proposals, refusals)
+            else:
+                proposal = _from_signal(ADD, signal, text, "new")
+                proposals.append(proposal)
+                index.add(len(items), statement)
+                items.append((proposal, statement))
+            break
     return Proposals(proposals, refusals)
 
 
@@ -219,16 +259,12 @@ def _replace(
     text: str,
     contradicted: list[tuple[Entry | Proposal, str, bool]],
     proposals: list[Proposal],
-    refusals: list[Refusal],
 ) -> Proposal:
     first, term, explicit = contradicted[0]
-    if isinstance(first, Proposal):
-        # Contradicts something said earlier in this window: the later statement simply wins.
-        proposals.remove(first) if first in proposals else None
-        refusals.append(Refusal(first.text, "superseded", f"contradicted later in the window: {text[:80]}"))
-        proposal = _from_signal(ADD, signal, text, "new (supersedes an earlier statement of this window)")
-        proposals.append(proposal)
-        return proposal
+    assert isinstance(first, Entry)
+    # A restatement of the entry earlier in the window is moot now that it is replaced.
+    for earlier in [p for p in proposals if p.action in (UPDATE, REDATE) and p.target is first]:
+        proposals.remove(earlier)
     proposal = _from_signal(
         REPLACE, signal, text, f"contradicts {first.file} on '{term}'; the newer statement wins"
     )
@@ -246,4 +282,5 @@ def _replace(
             )
             extra.file, extra.target = other.file, other
             proposals.append(extra)
+            proposal.companions.append(extra)
     return proposal

@@ -320,13 +320,28 @@ _CHANGE = re.compile(
 
 
 def stem(word: str) -> str:
+    """A light English stemmer: enough that "messages", "message" and "messaging" meet."""
     word = SYNONYMS.get(word, word)
-    if word in KNOWN_TOOLS or len(word) <= 4 or not word.isalpha():
+    if word in KNOWN_TOOLS or len(word) <= 3 or not word.isalpha():
         return word
-    for suffix in ("ations", "ation", "ings", "ing", "edly", "ies", "ied", "ed", "es", "ly", "s"):
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("sses"):
+        return word[:-2]
+    if word.endswith("es") and word[:-2].endswith(("s", "x", "z", "ch", "sh")):
+        return word[:-2]
+    for suffix in ("ations", "ation", "ings", "ing", "edly", "ed"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             base = word[: -len(suffix)]
-            return base + "y" if suffix in ("ies", "ied") else base
+            # "committed" -> "commit", "changed" -> "chang" + "e" lost: restore a final e
+            # when the base ends in a consonant pair that rarely ends an English word.
+            if len(base) > 2 and base[-1] == base[-2] and base[-1] not in "lsz":
+                base = base[:-1]
+            return base
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    if word.endswith("e") and len(word) > 4:
+        word = word[:-1]
     return word
 
 
@@ -410,6 +425,11 @@ def is_duplicate(new: Statement, old: Statement, threshold: float = 0.5) -> bool
     if versions_new and versions_old and versions_new != versions_old:
         return False
     score = similarity(new, old)
+    # Two rules that each name something the other does not ("billing" / "search") are about
+    # different subjects, however much wording they share, unless nearly all of it is shared.
+    only_new, only_old = new.terms - old.terms, old.terms - new.terms
+    if only_new and only_old and score < 0.75:
+        return False
     if score >= threshold:
         return True
     # A short restatement whose every content word is in the old entry ("pnpm only" vs a long rule).

@@ -144,6 +144,7 @@ def build_digest(source: SessionSource, project: str, stats: ReadStats) -> Diges
             "oversized": local.oversized_lines,
             "invalid_utf8": local.invalid_utf8_lines,
             "truncated": local.truncated_last_lines,
+            "tool_injections": local.tool_injections,
         },
     )
 

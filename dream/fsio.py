@@ -665,27 +665,43 @@ def restore_snapshot(snapshot: Snapshot, memory_dir: Path) -> list[str]:
         mode = item.get("mode")
         plan.append((rel, data, mode if isinstance(mode, int) and not isinstance(mode, bool) else None))
 
-    restored: list[str] = []
-    for rel, content, mode in plan:
-        target = memory_dir / rel
-        if content is None:
-            try:
-                target.unlink()
-                fsync_dir(target.parent)
-            except (FileNotFoundError, NotADirectoryError):
-                pass
-            except OSError as exc:
-                raise DreamError(f"could not remove {target}: {describe_os_error(exc)}.") from exc
-        else:
-            if read_bytes_if_exists(target) == content and (
-                mode is None or stat.S_IMODE(os.stat(target).st_mode) == mode
-            ):
-                restored.append(rel)
-                continue  # already as it was: leave its mtime alone
-            try:
-                target.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise DreamError(f"could not create {target.parent}: {describe_os_error(exc)}.") from exc
-            atomic_write_bytes(target, content, mode=mode)
-        restored.append(rel)
-    return restored
+    # Removals first, then the smallest files: when the disk filled up during the run, deleting the
+    # files the run created frees the room that putting the old versions back needs. A file that
+    # cannot be restored does not stop the others (each stays whole: its old or its new version).
+    order = sorted(plan, key=lambda item: (item[1] is not None, len(item[1] or b"")))
+    done: set[str] = set()
+    failures: list[str] = []
+    for rel, content, mode in order:
+        try:
+            _restore_one(memory_dir / rel, content, mode)
+        except DreamError as exc:
+            failures.append(str(exc))
+            continue
+        done.add(rel)
+    if failures:
+        raise DreamError(
+            f"could not put back {len(failures)} of {len(plan)} files from the snapshot {snapshot.path} "
+            "(each is whole, in its new version; the others were restored): " + " ".join(failures)
+        )
+    return [rel for rel, _, _ in plan if rel in done]
+
+
+def _restore_one(target: Path, content: bytes | None, mode: int | None) -> None:
+    if content is None:
+        try:
+            target.unlink()
+            fsync_dir(target.parent)
+        except (FileNotFoundError, NotADirectoryError):
+            pass
+        except OSError as exc:
+            raise DreamError(f"could not remove {target}: {describe_os_error(exc)}.") from exc
+        return
+    if read_bytes_if_exists(target) == content and (
+        mode is None or stat.S_IMODE(os.stat(target).st_mode) == mode
+    ):
+        return  # already as it was: leave its mtime alone
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DreamError(f"could not create {target.parent}: {describe_os_error(exc)}.") from exc
+    atomic_write_bytes(target, content, mode=mode)

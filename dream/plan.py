@@ -241,8 +241,14 @@ class _Edits:
 
     def archive(self, entry: Entry, reason: str) -> None:
         rel = self.memory.rel(self.memory.paths.archive)
-        self.editor(rel).append(archive_line(entry.text, self.today, reason, entry.date, entry.source))
         self.archived.append(Archived(entry.text, entry.file, reason))
+        # A run killed after writing archive.md but before the topic file archives the same entry
+        # again on the next run: one record is enough.
+        key = entry.key
+        existing = self.memory.files.get(rel)
+        if existing is not None and any(e.key.startswith(key) for e in existing.entries):
+            return
+        self.editor(rel).append(archive_line(entry.text, self.today, reason, entry.date, entry.source))
 
 
 def _topic_rel(memory: Memory, base: str) -> str:
@@ -339,10 +345,22 @@ def _materialise(plan: Plan, edits: _Edits) -> None:
         outputs[rel] = (memory.paths.memory_dir / rel, editor.file, editor.result())
     assert plan.index is not None
     outputs["MEMORY.md"] = (memory.paths.index, memory.index, plan.index.lines)
+    archive_rel = memory.rel(memory.paths.archive)
+    deletions = []
     for rel in sorted(edits.deleted):
         retired = memory.files[rel]
-        plan.changes.append(FileChange(rel, retired.path, retired.raw, None, retired.mode))
-    for rel, (path, original, lines) in sorted(outputs.items()):
+        deletions.append(FileChange(rel, retired.path, retired.raw, None, retired.mode))
+
+    # Write order is what keeps a killed run lossless: archive.md first (so anything a topic file
+    # drops is already archived), then topic files (so inline content leaving MEMORY.md is
+    # already in them), then removals, and MEMORY.md last (so it never links to a file not
+    # yet written).
+    def order(rel: str) -> tuple[int, str]:
+        return (0 if rel == archive_rel else 2 if rel == "MEMORY.md" else 1, rel)
+
+    for rel, (path, original, lines) in sorted(outputs.items(), key=lambda item: order(item[0])):
+        if rel == "MEMORY.md":
+            plan.changes.extend(deletions)
         if original is not None and original.kind == "unparsed":
             continue  # never rewrite a file dream cannot read
         newline = original.newline if original else "\n"

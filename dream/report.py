@@ -107,6 +107,7 @@ def read_stats_json(stats: ReadStats) -> dict[str, Any]:
             "invalid_utf8": stats.invalid_utf8_lines,
             "truncated_last_line": stats.truncated_last_lines,
         },
+        "tool_injections": stats.tool_injections,
         "unreadable": [{"path": p, "reason": r} for p, r in stats.unreadable[: defaults.REPORT_MAX_FAILURES]],
         "unreadable_more": max(0, len(stats.unreadable) - defaults.REPORT_MAX_FAILURES),
     }
@@ -176,6 +177,11 @@ def render_run(result: RunResult, as_json: bool = False) -> str:
     )
     for item in read["unreadable"]:
         out.append(f"  could not read {item['path']}: {item['reason']}")
+    if read.get("tool_injections"):
+        out.append(
+            f"unsafe text: {read['tool_injections']} tool results tried to instruct the agent "
+            "(ignored: only your own words can become memory)"
+        )
     if not result.targets:
         out.append("no memory to consolidate in this window")
     for target in result.targets:

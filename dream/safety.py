@@ -10,11 +10,20 @@ from __future__ import annotations
 import re
 import unicodedata
 
+# Characters that render as nothing (Unicode's Default_Ignorable_Code_Point and the format controls):
+# zero-width spaces and joiners, bidi controls that reorder what a person reads (U+061C included), soft
+# hyphen, Hangul fillers, interlinear annotation anchors, and the tag characters (U+E0000 block) that
+# carry hidden ASCII. Nothing legitimate in a memory needs them.
 _INVISIBLE = re.compile(
-    "[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u00ad\u180e\U000e0000-\U000e007f]"
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f"
+    "\u3164\ufeff\uffa0\ufff0-\ufffb\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0000-\U000e00ff\U000e01f0-\U000e0fff]"
 )
+# Variation selectors: one right after an emoji or an ideograph picks its glyph (❤️, 葛󠄀); a run of them,
+# or one after plain ASCII, is data hidden in plain sight ("emoji smuggling").
+_SELECTOR = re.compile("[\u180b-\u180d\u180f\ufe00-\ufe0f\U000e0100-\U000e01ef]")
 _TAG = re.compile(
-    r"</?\s*(system-reminder|system|assistant|user|human|instructions?|important|"
+    r"</?\s*(system[-_]?reminder|system|assistant|user|human|instructions?|important|"
     r"command-[a-z]+|tool_result|function_calls?|invoke|antml:[a-z_]+)\b[^>]*>",
     re.IGNORECASE,
 )
@@ -33,15 +42,46 @@ _OVERRIDE = re.compile(
 )
 
 
+def _stray_selectors(text: str) -> tuple[str, bool]:
+    """Text without the variation selectors that select no glyph; whether there were any."""
+    out: list[str] = []
+    stray = False
+    previous = ""
+    for char in text:
+        if _SELECTOR.fullmatch(char):
+            if (
+                previous
+                and not previous.isascii()
+                and not previous.isspace()
+                and not _SELECTOR.fullmatch(previous)
+            ):
+                out.append(char)
+            else:
+                stray = True
+        else:
+            out.append(char)
+        previous = char
+    return "".join(out), stray
+
+
 def neutralise(text: str) -> tuple[str, tuple[str, ...]]:
     """Text that is safe to write into memory, and why it had to change (empty when it did not)."""
     reasons: list[str] = []
+    invisible = False
     if _INVISIBLE.search(text):
-        reasons.append("invisible-unicode")
+        invisible = True
         text = _INVISIBLE.sub("", text)
+    if _SELECTOR.search(text):
+        text, stray = _stray_selectors(text)
+        invisible = invisible or stray
     normalised = unicodedata.normalize("NFKC", text)
     if normalised != text:
         text = normalised
+        if _INVISIBLE.search(text):  # a compatibility form of an invisible character (U+3164)
+            invisible = True
+            text = _INVISIBLE.sub("", text)
+    if invisible:
+        reasons.append("invisible-unicode")
     if _HTML_COMMENT.search(text):
         reasons.append("html-comment")
         text = _HTML_COMMENT.sub("", text)

@@ -47,6 +47,12 @@ _STRIPPED_BLOCKS = re.compile(
     r"<(system-reminder|user-prompt-submit-hook)>.*?(</\1>|\Z)", re.DOTALL | re.IGNORECASE
 )
 _INTERRUPTED = "[Request interrupted by user"
+_TOOL_INJECTION = re.compile(
+    rb"(?i)remember (?:this|the following) (?:rule|instruction)|"
+    rb"ignore (?:all )?(?:the )?(?:previous|prior|above) instructions|"
+    rb"disregard (?:all )?(?:previous|prior|the above)|<system-reminder>|new (?:system )?instructions:|"
+    rb"(?:add|save|store) (?:this|the following) (?:to|in) (?:your )?memory|you must (?:now )?always"
+)
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -71,6 +77,8 @@ class ReadStats:
     oversized_lines: int = 0
     invalid_utf8_lines: int = 0
     truncated_last_lines: int = 0
+    # Tool results carrying text that tries to instruct the agent (ignored, only counted).
+    tool_injections: int = 0
     unreadable: list[tuple[str, str]] = field(default_factory=list)
 
     def add(self, other: ReadStats) -> None:
@@ -82,6 +90,7 @@ class ReadStats:
         self.oversized_lines += other.oversized_lines
         self.invalid_utf8_lines += other.invalid_utf8_lines
         self.truncated_last_lines += other.truncated_last_lines
+        self.tool_injections += other.tool_injections
         self.unreadable.extend(other.unreadable)
 
 
@@ -291,6 +300,10 @@ def read_claude_transcript(
     fallback_session = path.stem
     for line in _candidate_lines(path, stats, b'"user"', _USER_TYPE):
         if any(marker in line for marker in _NEVER_USER_TEXT):
+            # Never the user's words; but a tool result that tries to plant a rule is worth a
+            # count in the report (its text is kept nowhere).
+            if b'"toolUseResult":' in line and _TOOL_INJECTION.search(line):
+                stats.tool_injections += 1
             continue
         entry = _parse(line, stats)
         if entry is None or entry.get("type") != "user":

@@ -66,7 +66,10 @@ class Home:
         return done
 
     def review(self) -> list[dict[str, object]]:
-        return json.loads(self.ok("review", "--json").stdout)
+        """The review queue as `dream review --json` lists it (read in-process: no interpreter start)."""
+        from dream.api import Session
+
+        return [data for _, data in Session.open(claude_dir=self.claude).review_items()]
 
     def entries(self) -> list[str]:
         memory = load_memory(memory_paths(self.memory, "native"), "native")

@@ -19,7 +19,7 @@ from typing import Any
 
 from dream import defaults
 from dream.discover import CLAUDE, OPENCLAW_LOG, SessionSource
-from dream.model import MODEL_VERSION
+from dream.model import MODEL_VERSION, load_model
 from dream.paths import Paths
 from dream.redact import redact
 from dream.signals import Signal, extract_signals
@@ -123,9 +123,10 @@ def build_digest(source: SessionSource, project: str, stats: ReadStats) -> Diges
     signals: list[Signal] = []
     terms: set[str] = set()
     for message in messages:
-        signals.extend(extract_signals(message, project))
+        redacted = redact(message.text).text
+        signals.extend(extract_signals(message, project, redacted))
         if len(terms) < MAX_TERMS:
-            terms.update(_TERM.findall(redact(message.text).text.lower()))
+            terms.update(_TERM.findall(redacted.lower()))
     cwd = next((m.cwd for m in messages if m.cwd), None)
     stamps = sorted(m.timestamp for m in messages)
     return Digest(
@@ -186,17 +187,68 @@ def load_cached(paths: Paths, source: SessionSource) -> Digest | None:
 def get_digest(
     paths: Paths, source: SessionSource, project: str, stats: ReadStats, dstats: DigestStats, *, write: bool
 ) -> Digest | None:
-    cached = load_cached(paths, source)
-    if cached is not None:
-        dstats.reused += 1
-        return cached
-    digest = build_digest(source, project, stats)
-    if digest is None:
-        return None
-    dstats.built += 1
-    if write:
-        _store(paths, source, digest, dstats)
-    return digest
+    """The digest of one session (see `get_digests`)."""
+    found = get_digests(paths, [source], stats, dstats, write=write)
+    return found[0][1] if found else None
+
+
+# Below this many sessions to parse, starting worker processes costs more than it saves.
+PARALLEL_MIN_SESSIONS = 12
+
+
+def _build_chunk(chunk: list[SessionSource]) -> list[tuple[Digest | None, ReadStats]]:
+    results = []
+    for source in chunk:
+        stats = ReadStats()
+        results.append((build_digest(source, source.folder, stats), stats))
+    return results
+
+
+def get_digests(
+    paths: Paths, sources: list[SessionSource], stats: ReadStats, dstats: DigestStats, *, write: bool
+) -> list[tuple[SessionSource, Digest]]:
+    """Digests of all sources: cached ones reused, the rest parsed, on every core when many."""
+    found: list[tuple[SessionSource, Digest | None]] = []
+    to_build: list[SessionSource] = []
+    for source in sources:
+        cached = load_cached(paths, source)
+        if cached is not None:
+            dstats.reused += 1
+            found.append((source, cached))
+        else:
+            to_build.append(source)
+    built: list[tuple[Digest | None, ReadStats]] = []
+    workers = min(os.cpu_count() or 1, 4)
+    if len(to_build) >= PARALLEL_MIN_SESSIONS and workers > 1 and _can_fork():
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        load_model()  # loaded once here, inherited by the forked workers
+        size = max(1, min(32, len(to_build) // (workers * 4)))
+        chunks = [to_build[i : i + size] for i in range(0, len(to_build), size)]
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            for part in pool.map(_build_chunk, chunks):
+                built.extend(part)
+    else:
+        built = _build_chunk(to_build)
+    for source, (digest, local) in zip(to_build, built, strict=True):
+        stats.add(local)
+        if digest is None:
+            continue
+        dstats.built += 1
+        if write:
+            _store(paths, source, digest, dstats)
+        found.append((source, digest))
+    order = {id(source): i for i, source in enumerate(sources)}
+    found.sort(key=lambda item: order[id(item[0])])
+    return [(source, digest) for source, digest in found if digest is not None]
+
+
+def _can_fork() -> bool:
+    # fork is cheap and shares the loaded model; where it is not available, stay in one process.
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods() and os.environ.get("DREAM_WORKERS") != "1"
 
 
 def _store(paths: Paths, source: SessionSource, digest: Digest, dstats: DigestStats) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from dream import discover
 from dream.config import Config
-from dream.digest import Digest, DigestStats, drop_orphans, get_digest, in_window
+from dream.digest import Digest, DigestStats, drop_orphans, get_digests, in_window
 from dream.errors import UsageError
 from dream.paths import Paths, git_root, project_slug
 from dream.signals import Signal
@@ -102,10 +102,7 @@ def gather(
         fixed_key = None
         wanted = paths.memory_key_for_cwd(str(project.resolve())) if project is not None else None
 
-    for source in sources:
-        digest = get_digest(paths, source, source.folder, read, dstats, write=write_cache)
-        if digest is None:
-            continue
+    for _source, digest in get_digests(paths, sources, read, dstats, write=write_cache):
         if fixed_key is not None:
             key = fixed_key
             if (

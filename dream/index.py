@@ -151,14 +151,19 @@ def _body_start(lines: list[str]) -> int:
     return 0
 
 
-def _prune(memory: Memory, edits: _Edits, target: Target, config: Config, today: date) -> list[str]:
+def _prune(
+    memory: Memory, edits: _Edits, target: Target, config: Config, today: date, targeted: set[int]
+) -> list[str]:
     """Archive entries older than the stale age that nothing in the window's sessions mentions."""
     if not target.digests:
         return []  # no sessions in the window: silence is no evidence that anything went stale
     from dream.plan import is_pinned
 
     cutoff = (today - timedelta(days=config.stale_days)).isoformat()
-    window_terms = content_terms(" ".join(sorted(target.terms)))
+    # What the window's sessions said counts as a reference, the signals' sentences included.
+    window_terms = content_terms(
+        " ".join(sorted(target.terms)) + " " + " ".join(s.text for s in target.signals)
+    )
     pruned = []
     archive_rel = memory.rel(memory.paths.archive)
     for entry in memory.entries:
@@ -170,7 +175,7 @@ def _prune(memory: Memory, edits: _Edits, target: Target, config: Config, today:
         editor = edits.editors.get(entry.file)
         if editor is not None and entry.line in editor.replacements:
             continue  # this run already changed it
-        if content_terms(entry.text) & window_terms:
+        if id(entry) in targeted or content_terms(entry.text) & window_terms:
             continue
         edits.editor(entry.file).remove(entry)
         edits.archive(
@@ -203,6 +208,7 @@ def build_index(
     config: Config,
     today: date,
     prune_missing_project: bool = False,
+    targeted: set[int] | None = None,
 ) -> IndexResult:
     from dream.plan import format_entry
 
@@ -224,7 +230,7 @@ def build_index(
             )
             known.add(normalise_key(text))
             result.migrated.append(text)
-    result.pruned = _prune(memory, edits, target, config, today)
+    result.pruned = _prune(memory, edits, target, config, today, targeted or set())
     if prune_missing_project and target.missing:
         result.pruned += _archive_all(memory, edits, "project folder and transcripts no longer exist")
     final = _final_entries(memory, edits)

@@ -314,7 +314,9 @@ def build_plan(
             memory_file.raw.decode("utf-8", "replace")
         ):
             edits.editor(rel)
-    plan.index = build_index(memory, edits, target, config, today, prune_missing_project)
+    # An entry that any proposal of this run refers to, applied or pending, is not stale.
+    targeted = {id(d.proposal.target) for d in plan.decisions if d.proposal.target is not None}
+    plan.index = build_index(memory, edits, target, config, today, prune_missing_project, targeted)
     plan.archived = edits.archived
     plan.migrated = plan.index.migrated
     _materialise(plan, edits)

@@ -160,14 +160,17 @@ def _scores(sentence: ScoredSentence, redacted: bool) -> tuple[float, float, flo
     )
 
 
-def extract_signals(message: UserMessage, project: str) -> list[Signal]:
-    """The signals of one user message, redacted and neutralised."""
+def extract_signals(message: UserMessage, project: str, redacted_text: str | None = None) -> list[Signal]:
+    """The signals of one user message, redacted and neutralised.
+
+    `redacted_text`: the message already passed through `redact` (the digest needs it anyway).
+    """
     threshold = load_model().threshold
     # Redact the whole message first: a secret can span lines (a private key block) that the
     # sentence splitter would otherwise hand over piece by piece.
-    whole = redact(message.text)
+    text_in = redacted_text if redacted_text is not None else redact(message.text).text
     signals = []
-    for sentence in score_message(whole.text):
+    for sentence in score_message(text_in):
         if sentence.probability < threshold:
             continue
         text = strip_inline_code(sentence.text).replace(QUOTE_PLACEHOLDER, "…")

@@ -427,14 +427,27 @@ def is_duplicate(new: Statement, old: Statement, threshold: float = 0.5) -> bool
     score = similarity(new, old)
     # Two rules that each name something the other does not ("billing" / "search") are about
     # different subjects, however much wording they share, unless nearly all of it is shared.
-    only_new, only_old = new.terms - old.terms, old.terms - new.terms
-    if only_new and only_old and score < 0.75:
+    if score < 0.75 and _different_subjects(new.terms - old.terms, old.terms - new.terms):
         return False
     if score >= threshold:
         return True
     # A short restatement whose every content word is in the old entry ("pnpm only" vs a long rule).
     smaller, larger = (new, old) if len(new.terms) <= len(old.terms) else (old, new)
     return len(smaller.terms) >= 2 and smaller.terms <= larger.terms and bool(smaller.keys & larger.keys)
+
+
+def _different_subjects(only_new: frozenset[str], only_old: frozenset[str]) -> bool:
+    """Each side names something specific the other does not: a path, an identifier, a tool,
+    or several words of its own ("billing service, docs/billing.md" vs "search service, …")."""
+    if not only_new or not only_old:
+        return False
+
+    def specific(term: str) -> bool:
+        return not term.isalpha() or is_key_term(term)
+
+    if any(map(specific, only_new)) and any(map(specific, only_old)):
+        return True
+    return len(only_new) >= 2 and len(only_old) >= 2
 
 
 def _group_conflict(new: Statement, old: Statement) -> set[str]:

@@ -16,7 +16,13 @@ from pathlib import Path
 from typing import Any
 
 FIXTURES = Path(__file__).parent / "fixtures"
-REAL = FIXTURES / "claude-code-2.1.328" / "projects" / "-home-dev-proj" / "5284d1e4-ba28-4c97-aa54-4ba2201bc2e8.jsonl"
+REAL = (
+    FIXTURES
+    / "claude-code-2.1.328"
+    / "projects"
+    / "-home-dev-proj"
+    / "5284d1e4-ba28-4c97-aa54-4ba2201bc2e8.jsonl"
+)
 
 
 def _templates() -> list[dict[str, Any]]:
@@ -100,8 +106,14 @@ def session_lines(session_id: str, cwd: str, turns: list[Turn], noise: int = 1) 
             tool_use_id = tool["message"]["content"][0]["id"]
             result["message"] = {
                 "role": "user",
-                "content": [{"tool_use_id": tool_use_id, "type": "tool_result", "content": turn.tool_output,
-                             "is_error": False}],
+                "content": [
+                    {
+                        "tool_use_id": tool_use_id,
+                        "type": "tool_result",
+                        "content": turn.tool_output,
+                        "is_error": False,
+                    }
+                ],
             }
             result["toolUseResult"] = {"stdout": turn.tool_output, "stderr": "", "interrupted": False}
             out.append(result)

@@ -13,19 +13,28 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dream import trigger
 from dream.config import Config, load_config
 from dream.discover import native_memory_dirs
 from dream.errors import BusyError, DreamError, UsageError, VerificationError
 from dream.gather import GatherResult, Target, gather, parse_since
-from dream.memory import Memory, load_memory
 from dream.paths import Paths, memory_paths, resolve_paths
 from dream.report import RunResult, TargetReport, read_stats_json, save_report_row
-from dream.review import ReviewState, load_review, proposal_to_json
 from dream.signals import Signal
 from dream.transcripts import ReadStats
+
+if TYPE_CHECKING:
+    from dream.memory import Memory
+    from dream.review import ReviewState
+
+
+def _load_memory(paths: Any, memory_type: str) -> Memory:
+    # markdown-it and frontmatter load only when memory is read, not for `signals`.
+    from dream.memory import load_memory
+
+    return load_memory(paths, memory_type)
 
 
 @dataclass
@@ -129,11 +138,13 @@ class Session:
         from dream.plan import build_plan
 
         mp = self.memory_paths(target)
-        memory = load_memory(mp, target.memory_type)
+        memory = _load_memory(mp, target.memory_type)
         if not target.signals and not memory.files and memory.index is None and not mp.memory_dir.exists():
             if not dry_run and target.digests:
                 self._mark_dreamt(target)
             return None
+        from dream.review import load_review
+
         review = load_review(self.review_path(target.memory_dir))
         today = self.now.date()
 
@@ -195,6 +206,7 @@ class Session:
     def _save_state(self, target: Target, plan: Any, review: ReviewState) -> None:
         from dream.fsio import atomic_write_text
         from dream.plan import PENDING
+        from dream.review import proposal_to_json
         from dream.verify import entry_key_hashes
 
         pending = {
@@ -204,7 +216,7 @@ class Session:
         path = self.review_path(target.memory_dir)
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(path, json.dumps(review.to_json(), ensure_ascii=False, indent=1))
-        after = load_memory(plan.memory.paths, target.memory_type)
+        after = _load_memory(plan.memory.paths, target.memory_type)
         entries_path = self._entries_path(target.memory_dir)
         entries_path.parent.mkdir(parents=True, exist_ok=True)
         cwd = target.cwd or self._recorded_cwd(target.memory_dir)
@@ -242,7 +254,7 @@ class Session:
         gathered = self.gather(write_cache=False) if self.config.memory_type == "native" else None
         reports = []
         for target in self.memory_targets():
-            memory = load_memory(self.memory_paths(target), target.memory_type)
+            memory = _load_memory(self.memory_paths(target), target.memory_type)
             cwd = None
             if gathered is not None and target.key in gathered.targets:
                 cwd = gathered.targets[target.key].cwd
@@ -277,7 +289,7 @@ class Session:
 
         results = []
         for target in self.memory_targets():
-            memory = load_memory(self.memory_paths(target), target.memory_type)
+            memory = _load_memory(self.memory_paths(target), target.memory_type)
             before = None
             try:
                 data = json.loads(self._entries_path(target.memory_dir).read_text(encoding="utf-8"))
@@ -290,6 +302,8 @@ class Session:
     def review_items(self) -> list[tuple[Target, dict[str, Any]]]:
         items: list[tuple[Target, dict[str, Any]]] = []
         for target in self.memory_targets():
+            from dream.review import load_review
+
             review = load_review(self.review_path(target.memory_dir))
             items.extend((target, data) for data in review.pending.values())
         return items
@@ -307,6 +321,8 @@ class Session:
         done = 0
         for target in self.memory_targets():
             path = self.review_path(target.memory_dir)
+            from dream.review import load_review
+
             review = load_review(path)
             hit = [i for i in ids if i in review.pending]
             if not hit:

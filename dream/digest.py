@@ -21,7 +21,6 @@ from dream import defaults
 from dream.discover import CLAUDE, OPENCLAW_LOG, SessionSource
 from dream.model import MODEL_VERSION, load_model
 from dream.paths import Paths
-from dream.redact import redact
 from dream.signals import Signal, extract_signals
 from dream.transcripts import (
     ReadStats,
@@ -122,6 +121,8 @@ def build_digest(source: SessionSource, project: str, stats: ReadStats) -> Diges
     stats.add(local)
     signals: list[Signal] = []
     terms: set[str] = set()
+    from dream.redact import redact
+
     for message in messages:
         redacted = redact(message.text).text
         signals.extend(extract_signals(message, project, redacted))
@@ -268,13 +269,18 @@ def _store(paths: Paths, source: SessionSource, digest: Digest, dstats: DigestSt
             temp.unlink()
 
 
-def _session_exists(paths: Paths, folder: str, name: str, cache: Path) -> bool:
+def _listing(folder: Path) -> set[str]:
+    try:
+        return set(os.listdir(folder))
+    except OSError:
+        return set()
+
+
+def _session_exists(name: str, cache: Path, transcripts: set[str]) -> bool:
     """Whether the session a digest describes still exists, by its name where that suffices."""
     prefix = f"{CLAUDE}-"
     if name.startswith(prefix) and name.endswith(".json"):
-        session = name[len(prefix) : -len(".json")]
-        base = paths.projects_dir / folder
-        return (base / f"{session}.jsonl").exists() or (base / "sessions" / f"{session}.jsonl").exists()
+        return name[len(prefix) : -len(".json")] + ".jsonl" in transcripts
     try:
         data = json.loads(cache.read_text(encoding="utf-8"))
         return os.path.exists(data["path"])
@@ -294,9 +300,12 @@ def drop_orphans(paths: Paths, dstats: DigestStats) -> None:
             names = os.listdir(directory)
         except OSError:
             continue
+        base = paths.projects_dir / folder
+        # One listing per folder instead of a stat per digest: warm runs stay cheap.
+        transcripts = _listing(base) | _listing(base / "sessions")
         for name in names:
             cache = directory / name
-            if name.startswith(".") or _session_exists(paths, folder, name, cache):
+            if name.startswith(".") or _session_exists(name, cache, transcripts):
                 continue
             with contextlib.suppress(OSError):
                 cache.unlink()

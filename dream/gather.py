@@ -118,7 +118,9 @@ def gather(
             if key not in targets:
                 targets[key] = Target(key, paths.native_memory_dir(key), memory_type, cwd=digest.cwd)
         target = targets[key]
-        window_signals = [replace(s, project=key) for s in digest.signals if in_window(s, since)]
+        window_signals = [
+            s if s.project == key else replace(s, project=key) for s in digest.signals if in_window(s, since)
+        ]
         if digest.last_timestamp is None or digest.last_timestamp < since.isoformat():
             continue
         target.digests.append(digest)

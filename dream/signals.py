@@ -13,12 +13,10 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from dream import defaults
-from dream.features import CUES, sentence_features
-from dream.model import load_model
-from dream.redact import REDACTION_MARKER_PREFIX, redact
-from dream.safety import neutralise
-from dream.sentences import QUOTE_PLACEHOLDER, split_sentences, strip_inline_code
 from dream.transcripts import UserMessage
+
+# The model, the cue regexes and the redaction patterns are imported where they are used: a
+# run whose sessions are all cached (the common case) never needs them, nor their compile time.
 
 JSON_KEYS = (
     "project",
@@ -44,7 +42,7 @@ _PERSONAL = re.compile(
     r"home address|social security|passport)\b",
     re.IGNORECASE,
 )
-_MARKER_KIND = re.compile(re.escape(REDACTION_MARKER_PREFIX) + r"([\w.-]+)\]")
+_MARKER_KIND = re.compile(r"\[REDACTED:([\w.-]+)\]")  # dream.redact.marker(kind)
 _EXPLICIT = ("durable", "rule_verb", "preference", "decision", "we_state", "correction", "pattern")
 
 
@@ -98,8 +96,13 @@ class ScoredSentence:
 def score_message(text: str, with_categories: bool = False) -> list[ScoredSentence]:
     """Every prose sentence of a message with its signal probability, best category first.
 
+
     Categories are scored only for sentences above the threshold unless asked for.
     """
+    from dream.features import CUES, sentence_features
+    from dream.model import load_model
+    from dream.sentences import split_sentences
+
     model = load_model()
     sentences = split_sentences(text)
     is_question = text.rstrip().endswith("?")
@@ -119,6 +122,8 @@ def score_message(text: str, with_categories: bool = False) -> list[ScoredSenten
 
 def is_signal_message(text: str) -> bool:
     """Detection at message level: does any sentence of it pass the threshold?"""
+    from dream.model import load_model
+
     threshold = load_model().threshold
     return any(s.probability >= threshold for s in score_message(text))
 
@@ -133,6 +138,8 @@ def _clip(text: str, limit: int = defaults.SIGNAL_MAX_CHARS) -> str:
 def _scores(sentence: ScoredSentence, redacted: bool) -> tuple[float, float, float, float]:
     cues = set(sentence.cues)
     explicit = bool(cues & set(_EXPLICIT)) and "question" not in cues
+    from dream.model import load_model
+
     # An explicit instruction that the model accepts is high confidence (DESIGN.md §4).
     if explicit and sentence.probability >= max(load_model().threshold, 0.5):
         confidence = 0.9 + 0.09 * sentence.probability
@@ -165,6 +172,11 @@ def extract_signals(message: UserMessage, project: str, redacted_text: str | Non
 
     `redacted_text`: the message already passed through `redact` (the digest needs it anyway).
     """
+    from dream.model import load_model
+    from dream.redact import redact
+    from dream.safety import neutralise
+    from dream.sentences import QUOTE_PLACEHOLDER, strip_inline_code
+
     threshold = load_model().threshold
     # Redact the whole message first: a secret can span lines (a private key block) that the
     # sentence splitter would otherwise hand over piece by piece.

@@ -22,7 +22,6 @@ from dream.memory import (
     Entry,
     Memory,
     MemoryFile,
-    _entries,
     normalise_key,
 )
 from dream.similarity import content_terms
@@ -135,20 +134,10 @@ def _final_entries(memory: Memory, edits: _Edits) -> dict[str, list[Entry]]:
             result[rel] = list(original.entries)
             continue
         if rel in edits.editors:
-            lines = edits.editors[rel].result()
-            start = original.body_start if original else _body_start(lines)
-            result[rel] = _entries(rel, lines, start)
+            result[rel] = edits.editors[rel].final_entries()
         elif original is not None:
             result[rel] = list(original.entries)
     return result
-
-
-def _body_start(lines: list[str]) -> int:
-    if lines and lines[0].strip() == "---":
-        for number in range(1, len(lines)):
-            if lines[number].strip() == "---":
-                return number + 1
-    return 0
 
 
 def _prune(

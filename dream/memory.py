@@ -58,10 +58,12 @@ _ENTRY = re.compile(
 _UPDATED = re.compile(r"[ \t]*\(Updated (?P<date>\d{4}-\d{2}-\d{2}), previously: (?P<previously>.*)\)[ \t]*$")
 _DAILY_LOG = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
-_md = MarkdownIt("commonmark")
+# Only the block structure matters (which lines are list items, quotes, code): inline parsing
+# would cost most of the time on a memory of thousands of entries and change nothing here.
+_md = MarkdownIt("commonmark").disable(["inline", "text_join"])
 
 
-@dataclass
+@dataclass(eq=False)  # identity: the same words in two files are two entries
 class Entry:
     """One memory: a top-level list item of a topic file (or a whole native memory file)."""
 
@@ -160,6 +162,12 @@ def parse_entry_line(line: str) -> tuple[str, str | None, str | None, str | None
         updated, previously = upd["date"], upd["previously"]
         body = body[: upd.start()].rstrip()
     return body, match["date"], match["source"], match["confidence"], updated, previously
+
+
+def entry_from_line(name: str, line: str) -> Entry:
+    """An Entry for a line dream is about to write (its place in the file is not known yet)."""
+    text, date, source, confidence, updated, previously = parse_entry_line(line)
+    return Entry(name, -1, -1, text, date, source, confidence, updated, previously, raw=line)
 
 
 def _split_lines(text: str) -> tuple[list[str], str, bool]:

@@ -16,7 +16,15 @@ from dream import defaults
 from dream.config import Config
 from dream.gather import Target
 from dream.index import IndexResult, build_index
-from dream.memory import TOPIC_DESCRIPTION, TOPIC_TYPE, Entry, Memory, MemoryFile, normalise_key
+from dream.memory import (
+    TOPIC_DESCRIPTION,
+    TOPIC_TYPE,
+    Entry,
+    Memory,
+    MemoryFile,
+    entry_from_line,
+    normalise_key,
+)
 from dream.proposals import ADD, REDATE, REPLACE, UPDATE, Proposal, Refusal, propose
 from dream.proposals import ARCHIVE as ARCHIVE_ACTION
 from dream.redact import contains_secret, redact
@@ -210,6 +218,18 @@ class FileEditor:
 
     def append(self, line: str) -> None:
         self.appended.append(line)
+
+    def final_entries(self) -> list[Entry]:
+        """The entries after the edits, derived from the edits themselves: re-parsing a file of
+        thousands of entries to learn what was just written would cost more than the run."""
+        entries: list[Entry] = []
+        for entry in self.file.entries if self.file is not None else []:
+            if entry.line in self.replacements:
+                entries.extend(entry_from_line(self.rel, line) for line in self.replacements[entry.line][1])
+            else:
+                entries.append(entry)
+        entries.extend(entry_from_line(self.rel, line) for line in self.appended)
+        return entries
 
     def result(self) -> list[str]:
         lines = list(self.lines)

@@ -24,7 +24,7 @@ ARCHIVE = "archive"
 REDATE = "redate"
 
 
-@dataclass
+@dataclass(eq=False)  # identity: two proposals with equal fields are still two proposals
 class Proposal:
     action: str
     category: str
@@ -47,6 +47,8 @@ class Proposal:
     restatements: int = 0
     # Archive proposals this one brought along; they fall with it if it is superseded.
     companions: list[Proposal] = field(default_factory=list)
+    # Superseded later in the same window: left out of the result.
+    dropped: bool = False
 
     @property
     def id(self) -> str:
@@ -124,6 +126,8 @@ def propose(memory: Memory, signals: list[Signal]) -> Proposals:
     # superseded later in the window is marked dead and no longer matched.
     items: list[tuple[Entry | Proposal, Statement]] = []
     dead: set[int] = set()
+    # Updates and re-datings of each entry (by identity): a later replacement makes them moot.
+    updates_of: dict[int, list[Proposal]] = {}
     index = TermIndex()
     for entry in memory.entries:
         statement = analyse(entry.text)
@@ -135,6 +139,7 @@ def propose(memory: Memory, signals: list[Signal]) -> Proposals:
             fixed, _ = absolutize(entry.text, date.fromisoformat(entry.date))
             if fixed != entry.text:
                 proposals.append(_redate(entry, fixed))
+                updates_of.setdefault(id(entry), []).append(proposals[-1])
 
     ordered = sorted(signals, key=lambda s: (s.timestamp, s.uuid, s.text))
     said_at = {s.uuid[:8]: s.timestamp for s in ordered if s.uuid}
@@ -168,25 +173,29 @@ def propose(memory: Memory, signals: list[Signal]) -> Proposals:
                     assert isinstance(item, Proposal)
                     dead.add(i)
                     for gone in (item, *item.companions):
-                        if gone in proposals:
-                            proposals.remove(gone)
+                        gone.dropped = True
                     refusals.append(
                         Refusal(item.text, "superseded", f"contradicted later in the window: {text[:80]}")
                     )
                 continue
             if contradicted:
-                proposal = _replace(signal, text, [(e, t, x) for _, e, t, x in contradicted], proposals)
+                proposal = _replace(
+                    signal, text, [(e, t, x) for _, e, t, x in contradicted], proposals, updates_of
+                )
                 index.add(len(items), statement)
                 items.append((proposal, statement))
             elif duplicate_of is not None:
-                _restated(duplicate_of[1], signal, text, proposals, refusals)
+                update = _restated(duplicate_of[1], signal, text, refusals)
+                if update is not None:
+                    proposals.append(update)
+                    updates_of.setdefault(id(update.target), []).append(update)
             else:
                 proposal = _from_signal(ADD, signal, text, "new")
                 proposals.append(proposal)
                 index.add(len(items), statement)
                 items.append((proposal, statement))
             break
-    return Proposals(proposals, refusals)
+    return Proposals([p for p in proposals if not p.dropped], refusals)
 
 
 def _from_signal(action: str, signal: Signal, text: str, reason: str) -> Proposal:
@@ -232,9 +241,8 @@ def _redate(entry: Entry, fixed: str) -> Proposal:
     )
 
 
-def _restated(
-    item: Entry | Proposal, signal: Signal, text: str, proposals: list[Proposal], refusals: list[Refusal]
-) -> None:
+def _restated(item: Entry | Proposal, signal: Signal, text: str, refusals: list[Refusal]) -> Proposal | None:
+    """A restatement: merged into this run's proposal, or an update of the entry (or nothing)."""
     day = signal.timestamp[:10]
     if isinstance(item, Proposal):
         # Said again in the same window: one entry, dated and attributed to the latest saying.
@@ -245,13 +253,13 @@ def _restated(
         item.confidence = max(item.confidence, signal.confidence)
         item.durability = max(item.durability, signal.durability)
         refusals.append(Refusal(text, "duplicate", f"restates a proposal of this run: {item.text[:80]}"))
-        return
+        return None
     if item.native or day <= entry_date(item):
         refusals.append(Refusal(text, "duplicate", f"already in {item.file}: {item.text[:80]}"))
-        return
+        return None
     proposal = _from_signal(UPDATE, signal, item.text, f"restated; refreshes the entry in {item.file}")
-    proposal.file, proposal.target, proposal.category = item.file, item, proposal.category
-    proposals.append(proposal)
+    proposal.file, proposal.target = item.file, item
+    return proposal
 
 
 def _replace(
@@ -259,12 +267,13 @@ def _replace(
     text: str,
     contradicted: list[tuple[Entry | Proposal, str, bool]],
     proposals: list[Proposal],
+    updates_of: dict[int, list[Proposal]],
 ) -> Proposal:
     first, term, explicit = contradicted[0]
     assert isinstance(first, Entry)
     # A restatement of the entry earlier in the window is moot now that it is replaced.
-    for earlier in [p for p in proposals if p.action in (UPDATE, REDATE) and p.target is first]:
-        proposals.remove(earlier)
+    for earlier in updates_of.get(id(first), ()):
+        earlier.dropped = True
     proposal = _from_signal(
         REPLACE, signal, text, f"contradicts {first.file} on '{term}'; the newer statement wins"
     )

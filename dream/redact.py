@@ -156,7 +156,7 @@ def _authorization_ok(m: re.Match[str]) -> bool:
 
 
 _PEM_END = r"-----END[ ](?:[A-Z0-9]+[ ])*PRIVATE[ ]KEY(?:[ ]BLOCK)?-----"
-_NL = r"(?:[ \t\r\n]|\\[rn])"  # a real newline or one escaped inside a JSON string
+_NL = r"(?:[ \t\r\n]|\\+[rn])"  # a real newline, or escaped inside a JSON string (nested JSON: twice)
 
 # Provider tokens. Each lies inside one run of [A-Za-z0-9_.-] at least _MIN_TOKEN long, so these rules only
 # search the long runs of a text (a small fraction of ordinary text), never the whole of it. There a search
@@ -323,8 +323,9 @@ _MAX_VALUE = 1024  # longest value an assignment may have
 # The inside of a string: escapes skipped, stopping at the closing quote or the end of the line.
 _QUOTED = {q: re.compile(rf"(?:[^{q}\\\n]|\\.){{0,{_MAX_VALUE + 1}}}") for q in "\"'`"}
 _ESCAPED_QUOTED = {q: re.compile(rf"(?:[^\\\n]|\\[^{q}\n]){{0,{_MAX_VALUE + 1}}}") for q in "\"'"}
-# Unquoted values end at whitespace, quotes, separators and closing brackets.
-_UNQUOTED = re.compile(rf"[^ \t\r\n\"'`,;)\]}}<>]{{0,{_MAX_VALUE + 1}}}")
+# Unquoted values end at whitespace, quotes, separators and closing brackets, and at an escape sequence
+# (`\n`, `\"`) of text that sits inside a JSON string: `"DB_PASSWORD=hunter2x\nAPI_URL=https://…"`.
+_UNQUOTED = re.compile(rf"(?:[^ \t\r\n\"'`,;)\]}}<>\\]|\\(?![nrt\"'\\])){{0,{_MAX_VALUE + 1}}}")
 _STOPWORDS = frozenset(
     re.findall(
         r"\S+",
@@ -580,6 +581,8 @@ def _long_runs(text: str, ascii_text: bytes) -> tuple[str, list[int], list[int]]
         end = find(b" ", i)
         if end == -1:
             end = len(mask)
+        if i and ascii_text[i - 1] == 0x5C and ascii_text[i] in b"nrt":
+            i += 1  # `\nghp_…` inside a JSON string: the `n` ends an escape, the token starts after it
         pieces.append(text[i:end])
         origins.append(i)
         joined_at.append(pos)

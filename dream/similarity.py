@@ -12,6 +12,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9+#._-]*[a-z0-9+#]|[a-z0-9]")
 STOPWORDS = frozenset(
@@ -319,6 +320,7 @@ _CHANGE = re.compile(
 )
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light English stemmer: enough that "messages", "message" and "messaging" meet."""
     word = SYNONYMS.get(word, word)
@@ -358,6 +360,7 @@ def content_terms(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in words(text) if w and w not in STOPWORDS)
 
 
+@lru_cache(maxsize=65536)
 def is_key_term(term: str) -> bool:
     return term in KNOWN_TOOLS or bool(_VERSION.match(term))
 
@@ -373,13 +376,17 @@ class Statement:
     explicit_change: bool
 
 
+_REJECTED = re.compile(r"(\S+) is (?:overkill|deprecated|gone)|no more (\S+)")
+
+
+@lru_cache(maxsize=32768)
 def analyse(text: str) -> Statement:
+    """Terms, key terms and their polarity. Cached: memories and signals repeat their texts."""
     tokens = words(text)
+    stems = [stem(token) if token else "" for token in tokens]
     positive: set[str] = set()
     negative: set[str] = set()
-    lowered = text.lower()
-    for i, token in enumerate(tokens):
-        term = stem(token)
+    for i, term in enumerate(stems):
         if not is_key_term(term):
             continue
         window = tokens[max(0, i - 3) : i]
@@ -388,14 +395,16 @@ def analyse(text: str) -> Statement:
         if negated and "from" in window and i + 1 < len(tokens) and tokens[i + 1] != "to":
             negated = "to" in tokens[i + 1 : i + 4] or window[-1] == "from"
         (negative if negated else positive).add(term)
-    for pattern in (r"(\S+) is overkill", r"(\S+) is deprecated", r"no more (\S+)", r"(\S+) is gone"):
-        for match in re.finditer(pattern, lowered):
-            term = stem(SYNONYMS.get(match.group(1).strip(".,;:"), match.group(1).strip(".,;:")))
+    lowered = text.lower()
+    if " is " in lowered or "no more" in lowered:
+        for match in _REJECTED.finditer(lowered):
+            word = (match.group(1) or match.group(2)).strip(".,;:")
+            term = stem(SYNONYMS.get(word, word))
             if is_key_term(term):
                 negative.add(term)
                 positive.discard(term)
     positive -= negative
-    terms = content_terms(text)
+    terms = frozenset(st for token, st in zip(tokens, stems, strict=True) if token and token not in STOPWORDS)
     return Statement(
         terms=terms,
         keys=frozenset(t for t in terms if is_key_term(t)),
@@ -478,29 +487,43 @@ class TermIndex:
 
     def __init__(self) -> None:
         self._postings: dict[str, list[int]] = defaultdict(list)
-        self._count = 0
+        self._positive: dict[str, list[int]] = defaultdict(list)
+        self._sizes: dict[int, int] = {}
 
     def add(self, item: int, statement: Statement) -> None:
-        self._count += 1
-        for term in statement.terms | statement.negative:
+        self._sizes[item] = max(1, len(statement.terms))
+        for term in statement.terms:
             self._postings[term].append(item)
+        for term in statement.positive:
+            self._positive[term].append(item)
 
-    def candidates(self, statement: Statement, limit_fraction: float = 0.05) -> set[int]:
-        found: set[int] = set()
-        common = max(50, int(self._count * limit_fraction))
-        for term in statement.terms | statement.negative:
-            posting = self._postings.get(term)
-            if not posting:
-                continue
-            # A term shared with a large part of memory says little; key terms always count.
-            if len(posting) > common and not is_key_term(term):
-                continue
-            found.update(posting)
+    def candidates(self, statement: Statement) -> set[int]:
+        """Items that could be a duplicate of the statement or contradict it; a superset, cheap.
+
+        A duplicate shares at least a third of the statement's terms, or all of its own (a short
+        restatement): items sharing fewer are never compared. A contradiction needs an item that
+        asserts a term the statement rejects or a rival of a term it asserts: those come from
+        the key-term postings, whatever the overlap.
+        """
+        # Terms that half of memory shares say little and cost much: count over the rarer ones
+        # (at least the rarest), and let is_duplicate judge the full overlap afterwards.
+        postings = sorted((self._postings.get(term, []) for term in statement.terms), key=len)
+        cap = max(64, len(self._sizes) // 50)
+        considered = [p for p in postings if len(p) <= cap] or postings[:1]
+        shared: dict[int, int] = defaultdict(int)
+        for posting in considered:
+            for item in posting:
+                shared[item] += 1
+        need = max(1, -(-len(considered) // 3))
+        sizes = self._sizes
+        found = {item for item, n in shared.items() if n >= need or n >= sizes[item]}
+        for term in statement.negative:
+            found.update(self._positive.get(term, ()))
         for term in statement.positive:
             group = GROUP_OF.get(term)
             if group:
-                for member in group:
-                    found.update(self._postings.get(member, ()))
+                for member in group - {term}:
+                    found.update(self._positive.get(member, ()))
         return found
 
 

@@ -53,6 +53,22 @@ _TOOL_INJECTION = re.compile(
     rb"disregard (?:all )?(?:previous|prior|the above)|<system-reminder>|new (?:system )?instructions:|"
     rb"(?:add|save|store) (?:this|the following) (?:to|in) (?:your )?memory|you must (?:now )?always"
 )
+# Case-sensitive fragments without their first letter: a fast test before the regex runs.
+_INJECTION_HINTS = (
+    b"emember th",
+    b"gnore ",
+    b"isregard",
+    b"system-reminder",
+    b"nstructions:",
+    b"memory",
+    b"must",
+)
+
+
+def _maybe_injection(line: bytes) -> bool:
+    return any(hint in line for hint in _INJECTION_HINTS)
+
+
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -179,19 +195,14 @@ def _line_spans(
     return spans
 
 
-def _non_json_lines(block: bytes) -> int:
-    """Lines that begin in this block and cannot be JSON objects (their first byte is not `{`).
+# A line that does not start with `{` cannot be a JSON object. One regex pass finds their
+# starts; it runs faster than bytes.count(b"\n") alone, so lines are not counted otherwise.
+_NON_JSON_START = re.compile(rb"\n[^{\n\r]")
 
-    One extra scan of the block (`\\n{`); blank lines are told apart only when there is a gap.
-    """
-    lines = block.count(b"\n")
-    objects = block.count(b"\n{")
-    if objects >= lines:
-        return 0
-    # A line ending at the block's end starts in the next block: its first byte is checked there.
-    trailing = 1 if block.endswith(b"\n") else 0
-    blank = block.count(b"\n\n") + block.count(b"\n\r\n")
-    return max(0, lines - trailing - objects - blank)
+
+def _non_json_lines(block: bytes) -> int:
+    """Lines beginning inside this block (after a newline) whose first byte is not `{`."""
+    return len(_NON_JSON_START.findall(block))
 
 
 def _candidate_lines(
@@ -254,7 +265,6 @@ def _candidate_lines(
             last = block.rfind(b"\n")
             lo, hi = newline + 1, last + 1
             if hi > lo:
-                stats.lines += block.count(b"\n", lo, hi)
                 for start, end in _line_spans(block, lo, hi, probe, needles):
                     if end - start > limit:
                         stats.oversized_lines += 1
@@ -302,7 +312,7 @@ def read_claude_transcript(
         if any(marker in line for marker in _NEVER_USER_TEXT):
             # Never the user's words; but a tool result that tries to plant a rule is worth a
             # count in the report (its text is kept nowhere).
-            if b'"toolUseResult":' in line and _TOOL_INJECTION.search(line):
+            if b'"toolUseResult":' in line and _maybe_injection(line) and _TOOL_INJECTION.search(line):
                 stats.tool_injections += 1
             continue
         entry = _parse(line, stats)

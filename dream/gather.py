@@ -64,10 +64,12 @@ def openclaw_workspace(project: Path | None) -> Path:
     return project if project is not None else Path.home() / ".openclaw" / "workspace"
 
 
-def _native_key(paths: Paths, digest: Digest) -> str:
+def _native_key(digest: Digest, roots: dict[str, Path | None]) -> str:
     # Claude Code keys memory by the canonical git root; the transcripts stay under the cwd's slug.
     if digest.cwd:
-        root = git_root(digest.cwd)
+        if digest.cwd not in roots:  # one walk per distinct cwd, not per session
+            roots[digest.cwd] = git_root(digest.cwd)
+        root = roots[digest.cwd]
         if root is not None:
             return project_slug(root)
     return digest.folder
@@ -102,6 +104,7 @@ def gather(
         fixed_key = None
         wanted = paths.memory_key_for_cwd(str(project.resolve())) if project is not None else None
 
+    roots: dict[str, Path | None] = {}
     for _source, digest in get_digests(paths, sources, read, dstats, write=write_cache):
         if fixed_key is not None:
             key = fixed_key
@@ -112,7 +115,7 @@ def gather(
             ):
                 continue
         else:
-            key = _native_key(paths, digest)
+            key = _native_key(digest, roots)
             if wanted is not None and key != wanted:
                 continue
             if key not in targets:

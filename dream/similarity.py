@@ -182,7 +182,6 @@ EXCLUSIVE_GROUPS: tuple[frozenset[str], ...] = (
     frozenset({"postgres", "mysql", "sqlite", "mongodb", "mariadb"}),
     frozenset({"requests", "httpx", "aiohttp"}),
     frozenset({"unittest", "pytest", "nose"}),
-    frozenset({"merge", "rebase", "squash"}),
 )
 GROUP_OF = {member: group for group in EXCLUSIVE_GROUPS for member in group}
 SYNONYMS = {

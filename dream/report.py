@@ -160,6 +160,10 @@ def load_report_rows(reports_dir: Path, state_key: str) -> list[dict[str, Any]]:
     return rows
 
 
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
 def render_run(result: RunResult, as_json: bool = False) -> str:
     if as_json:
         return json.dumps(result.to_json(), ensure_ascii=False, indent=2)
@@ -179,7 +183,7 @@ def render_run(result: RunResult, as_json: bool = False) -> str:
         out.append(f"  could not read {item['path']}: {item['reason']}")
     if read.get("tool_injections"):
         out.append(
-            f"unsafe text: {read['tool_injections']} tool results tried to instruct the agent "
+            f"unsafe text: {_count(read['tool_injections'], 'tool result', 'tool results')} tried to instruct the agent "
             "(ignored: only your own words can become memory)"
         )
     if not result.targets:
@@ -243,7 +247,9 @@ def _render_target(target: TargetReport, dry_run: bool) -> list[str]:
             )
         )
     if target.migrated:
-        out.append(f"moved {target.migrated} inline entries out of MEMORY.md into topic files")
+        out.append(
+            f"moved {_count(target.migrated, 'inline entry', 'inline entries')} out of MEMORY.md into topic files"
+        )
     if target.demoted:
         out.append(
             f"left out of MEMORY.md to stay under Claude Code's limits: {len(target.demoted)} index lines"

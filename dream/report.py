@@ -183,7 +183,8 @@ def render_run(result: RunResult, as_json: bool = False) -> str:
         out.append(f"  could not read {item['path']}: {item['reason']}")
     if read.get("tool_injections"):
         out.append(
-            f"unsafe text: {_count(read['tool_injections'], 'tool result', 'tool results')} tried to instruct the agent "
+            f"unsafe text: {_count(read['tool_injections'], 'tool result', 'tool results')} "
+            "tried to instruct the agent "
             "(ignored: only your own words can become memory)"
         )
     if not result.targets:
@@ -248,7 +249,8 @@ def _render_target(target: TargetReport, dry_run: bool) -> list[str]:
         )
     if target.migrated:
         out.append(
-            f"moved {_count(target.migrated, 'inline entry', 'inline entries')} out of MEMORY.md into topic files"
+            f"moved {_count(target.migrated, 'inline entry', 'inline entries')} "
+            "out of MEMORY.md into topic files"
         )
     if target.demoted:
         out.append(

@@ -262,7 +262,9 @@ def native_lock_holder(paths: MemoryPaths, now: float | None = None) -> int | No
     """The PID of a live Claude Code auto-dream holding the memory dir, else None (DESIGN.md §8).
 
     Held means: `.consolidate-lock` exists, its mtime is younger than NATIVE_LOCK_MAX_AGE_SECONDS
-    and the PID in it is alive. Our own PID (left by refresh_native_lock) never counts.
+    and the PID in it is alive. Our own PID (left by refresh_native_lock) never counts, nor does
+    another dream run's: it leaves its PID there after its last memory write and only finishes its
+    bookkeeping; the `.dream.lock` sidecar is what keeps two dream runs apart.
     """
     lock = paths.native_lock
     try:
@@ -280,9 +282,22 @@ def native_lock_holder(paths: MemoryPaths, now: float | None = None) -> int | No
     if current - st.st_mtime >= defaults.NATIVE_LOCK_MAX_AGE_SECONDS:
         return None
     pid = _parse_pid(raw)
-    if pid is None or pid == os.getpid() or not _pid_alive(pid):
+    if pid is None or pid == os.getpid() or not _pid_alive(pid) or _is_dream_run(pid):
         return None
     return pid
+
+
+def _is_dream_run(pid: int) -> bool:
+    """Whether `pid` is a dream run (`python -m dream …` or the `dream` script), where that can be
+    told (Linux /proc); elsewhere every live holder counts as Claude Code's, the safe side."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            argv = fh.read(4096).split(b"\0")
+    except OSError:
+        return False
+    if any(argv[i] == b"-m" and argv[i + 1] == b"dream" for i in range(min(len(argv) - 1, 4))):
+        return True
+    return any(os.path.basename(arg) == b"dream" for arg in argv[:2])
 
 
 def native_lock_held(paths: MemoryPaths, now: float | None = None) -> bool:

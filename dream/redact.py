@@ -581,12 +581,16 @@ def _long_runs(text: str, ascii_text: bytes) -> tuple[str, list[int], list[int]]
         end = find(b" ", i)
         if end == -1:
             end = len(mask)
+        starts = [i]
         if i and ascii_text[i - 1] == 0x5C and ascii_text[i] in b"nrt":
-            i += 1  # `\nghp_…` inside a JSON string: the `n` ends an escape, the token starts after it
-        pieces.append(text[i:end])
-        origins.append(i)
-        joined_at.append(pos)
-        pos += end - i + 1
+            # `\nghp_…` inside a JSON string, where the `n` ends an escape: the run is searched from the
+            # letter after it too (and as it stands, for `\npm_…` in plain text).
+            starts.append(i + 1)
+        for start in starts:
+            pieces.append(text[start:end])
+            origins.append(start)
+            joined_at.append(pos)
+            pos += end - start + 1
         i = find(_RUN_NEEDLE, end)
     return "\n".join(pieces), origins, joined_at
 

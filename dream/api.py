@@ -44,6 +44,7 @@ class Session:
     since_text: str | None
     project: Path | None
     last_gather: ReadStats | None = None
+    _seen_at_start: dict[str, list[str]] = field(default_factory=dict)
     now: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
 
     @classmethod
@@ -106,6 +107,7 @@ class Session:
         from dream.apply import new_run_id
 
         run_id = new_run_id()
+        self._seen_at_start = self._sessions_seen_now()
         gathered = self.gather(write_cache=not dry_run)
         result = RunResult(
             run_id=run_id,
@@ -141,7 +143,7 @@ class Session:
         memory = _load_memory(mp, target.memory_type)
         if not target.signals and not memory.files and memory.index is None and not mp.memory_dir.exists():
             if not dry_run and target.digests:
-                self._mark_dreamt(target)
+                self._mark_dreamt(target)  # nothing to write: a failure here is the next run's
             return None
         from dream.review import load_review
 
@@ -196,12 +198,21 @@ class Session:
         report.snapshot = applied.snapshot.run_id if applied.snapshot else None
         report.replanned = applied.replanned
         report.checks = [{"name": c.name, "ok": c.ok, "detail": c.detail} for c in applied.checks]
+        failure = self._mark_dreamt(target)
+        if failure:
+            report.status, report.failures = "failed", [failure]
         self._save_state(target, plan, review)
         save_report_row(
             self.paths.reports_dir, self.paths.state_key(target.memory_dir), _report_row(run_id, report)
         )
-        self._mark_dreamt(target)
         return report
+
+    def _sessions_seen_now(self) -> dict[str, list[str]]:
+        try:
+            keys = os.listdir(self.paths.sessions_seen_dir)
+        except OSError:
+            return {}
+        return {key: trigger.sessions_seen(self.paths, key) for key in keys}
 
     def _save_state(self, target: Target, plan: Any, review: ReviewState) -> None:
         from dream.fsio import atomic_write_text
@@ -238,13 +249,25 @@ class Session:
         cwd = self._recorded_cwd(memory_dir)
         return cwd is not None and not Path(cwd).exists()
 
-    def _mark_dreamt(self, target: Target) -> None:
-        """After a successful run: `.last-dream`, the pending flag and the sessions seen."""
-        seen = trigger.sessions_seen(self.paths, target.key)
-        target.memory_dir.mkdir(parents=True, exist_ok=True)
-        trigger.write_last_dream(target.memory_dir, time.time())
+    def _mark_dreamt(self, target: Target) -> str | None:
+        """After a successful run: `.last-dream`, the pending flag and the sessions seen.
+
+        Only sessions this run read are cleared from the hook's count, and only those seen before
+        it started: one the Stop hook records while the run works is left for the next dream.
+        Returns a failure message, or None.
+        """
+        read = {digest.session_id for digest in target.digests}
+        seen = [sid for sid in self._seen_at_start.get(target.key, []) if sid in read]
+        try:
+            target.memory_dir.mkdir(parents=True, exist_ok=True)
+            trigger.write_last_dream(target.memory_dir, time.time())
+        except OSError as exc:
+            return (
+                f"memory written, but {target.memory_dir / '.last-dream'} could not be: {exc.strerror or exc}"
+            )
         trigger.clear_pending(self.paths, [target.key])
         trigger.clear_sessions_seen(self.paths, target.key, seen)
+        return None
 
     def orient(self) -> list[Any]:
         """ORIENT for every memory dir: sizes, relative dates, contradictions, CLAUDE.md conflicts."""
@@ -413,6 +436,11 @@ def _fill(report: TargetReport, plan: Any) -> None:
     report.pruned = len(plan.index.pruned) if plan.index else 0
     report.demoted = list(plan.index.demoted) if plan.index else []
     report.unparsed = [{"file": f.name, "error": f.error or ""} for f in plan.memory.unparsed]
+    index = plan.memory.index
+    if index is not None and index.kind == "unparsed":
+        report.unparsed.insert(
+            0, {"file": index.name, "error": (index.error or "") + "; the index was not written"}
+        )
     applied = sum(1 for d in plan.decisions if d.outcome == "applied")
     over_cap = sum(1 for d in plan.decisions if "per-run cap" in d.why)
     report.budget = {"cap": plan.cap, "applied": applied, "left_pending_over_cap": over_cap}

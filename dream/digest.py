@@ -114,7 +114,12 @@ def _messages(source: SessionSource, stats: ReadStats) -> list[UserMessage]:
 def build_digest(source: SessionSource, project: str, stats: ReadStats) -> Digest | None:
     signature = file_signature(source.path)
     if signature is None:
-        stats.unreadable.append((str(source.path), "vanished or unreadable"))
+        try:
+            source.path.open("rb").close()
+            reason = "vanished or unreadable"
+        except OSError as exc:
+            reason = exc.strerror or exc.__class__.__name__
+        stats.unreadable.append((str(source.path), reason))
         return None
     local = ReadStats()
     messages = _messages(source, local)

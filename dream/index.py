@@ -39,6 +39,7 @@ _CATEGORY_WORDS = {
     "fact": ("fact", "environment", "infra", "project", "context", "team", "stack", "notes"),
 }
 _GENERATED_PROSE = re.compile(r"^\s*(?:Last consolidated:|<!--|\|)")
+_LINK_TEXT = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _LINK_LINE = re.compile(r"^\s*[-*+]\s+\[[^\]]+\]\([^)\s]+\.md\)")
 
 
@@ -99,7 +100,12 @@ def _inline_content(
             if item.line in seen_entries:
                 continue
             seen_entries.add(item.line)
-            if _LINK_LINE.match(index.lines[item.line]) or _is_known(item.text, known):
+            whole = index.lines[item.line].strip()[2:]
+            if (
+                _LINK_LINE.match(index.lines[item.line])
+                or _is_known(item.text, known)
+                or _is_known(whole, known)
+            ):
                 continue
             found.append((item.text, item.date, item.source, _category_from_heading(heading)))
             continue
@@ -110,6 +116,16 @@ def _inline_content(
             continue
         found.append((stripped, None, None, _category_from_heading(heading)))
     return found
+
+
+def _known_keys(texts: list[str]) -> set[str]:
+    """Keys of entries as they may appear in the index: as written, and with links as their text."""
+    keys = set()
+    for text in texts:
+        keys.add(normalise_key(text))
+        if "](" in text:
+            keys.add(normalise_key(_LINK_TEXT.sub(r"\1", text)))
+    return keys
 
 
 def _is_known(text: str, known: set[str]) -> bool:
@@ -202,12 +218,14 @@ def build_index(
     from dream.plan import format_entry
 
     result = IndexResult(lines=[])
-    known = {e.key for e in memory.entries}
-    for editor in edits.editors.values():
-        for line in editor.appended:
-            from dream.memory import parse_entry_line
+    from dream.memory import parse_entry_line
 
-            known.add(normalise_key(parse_entry_line(line)[0]))
+    texts = [e.text for e in memory.entries]
+    texts += [parse_entry_line(line)[0] for editor in edits.editors.values() for line in editor.appended]
+    texts += [
+        line for editor in edits.editors.values() for _, new in editor.replacements.values() for line in new
+    ]
+    known = _known_keys(texts)
     if memory.index is not None and memory.index.kind == "index":
         for text, day, source, category in _inline_content(memory.index, known):
             category = category or _category_by_model(text)
@@ -257,8 +275,9 @@ def _quick_reference(memory: Memory, final: dict[str, list[Entry]]) -> list[str]
             ranked.append((0 if entry.previously else rank, entry.updated or entry.date or "", entry))
     ranked.sort(key=lambda item: item[1], reverse=True)
     ranked.sort(key=lambda item: item[0])  # stable: newest first within a rank
+    # A link inside an entry is relative to its topic file: in the index it would dangle.
     return [
-        "- " + _clip(e.text, defaults.INDEX_LINE_MAX_CHARS - 2)
+        "- " + _clip(_LINK_TEXT.sub(r"\1", e.text), defaults.INDEX_LINE_MAX_CHARS - 2)
         for _, _, e in ranked[: defaults.QUICK_REFERENCE_MAX]
     ]
 

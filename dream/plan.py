@@ -51,8 +51,9 @@ class FileChange:
     mode: int | None
 
     def diff(self) -> str:
-        old = (self.old or b"").decode("utf-8", "replace").splitlines(keepends=True)
-        new = (self.new or b"").decode("utf-8", "replace").splitlines(keepends=True)
+        # The old side may hold a secret that this very change redacts: never print it.
+        old = redact((self.old or b"").decode("utf-8", "replace")).text.splitlines(keepends=True)
+        new = redact((self.new or b"").decode("utf-8", "replace")).text.splitlines(keepends=True)
         return "".join(
             difflib.unified_diff(
                 old, new, f"a/{self.rel}", f"b/{self.rel}" if self.new is not None else "/dev/null"
@@ -87,7 +88,12 @@ class Plan:
     def expected_keys(self) -> set[str]:
         """Entry keys that must survive the run (as entries or archived): every current entry,
         with a re-dated entry known by its new words."""
-        keys = {e.key for e in self.memory.entries}
+        keys = set()
+        for entry in self.memory.entries:
+            # A secret in an entry is redacted when its file is rewritten: the entry lives on
+            # under its redacted words.
+            rewritten = not entry.native and contains_secret(entry.text)
+            keys.add(normalise_key(redact(entry.text).text) if rewritten else entry.key)
         for decision in self.outcome(APPLIED):
             p = decision.proposal
             if p.action == REDATE and p.target is not None:

@@ -375,7 +375,8 @@ class Statement:
     explicit_change: bool
 
 
-_REJECTED = re.compile(r"(\S+) is (?:overkill|deprecated|gone)|no more (\S+)")
+# Bounded and anchored at a word start: an unbounded (\S+) backtracks quadratically on a long token.
+_REJECTED = re.compile(r"(?<!\S)(\S{1,40}) is (?:overkill|deprecated|gone)|no more (\S{1,40})")
 
 
 @lru_cache(maxsize=32768)

@@ -55,13 +55,21 @@ _TOOL_INJECTION = re.compile(
 )
 # Case-sensitive fragments without their first letter: a fast test before the regex runs.
 _INJECTION_HINTS = (
-    b"emember th",
-    b"gnore ",
+    b"emember this",
+    b"emember the following",
+    b"gnore all",
+    b"gnore previous",
+    b"gnore the",
+    b"gnore prior",
+    b"gnore above",
     b"isregard",
     b"system-reminder",
     b"nstructions:",
-    b"memory",
-    b"must",
+    b"to your memory",
+    b"to memory",
+    b"in your memory",
+    b"must always",
+    b"must now always",
 )
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from dream import defaults
 from dream.dates import find_relative_dates
 from dream.memory import Memory, normalise_key
-from dream.redact import secret_kinds
+from dream.redact import redact, secret_kinds
 
 CHECKS = ("index-limits", "no-duplicates", "no-relative-dates", "index-links", "nothing-lost", "no-secrets")
 
@@ -92,7 +92,7 @@ def verify_memory(memory: Memory, before_keys: Iterable[str] | None = None) -> l
                     continue
             elif _hash_in_archive(key, memory):
                 continue
-            lost.append(key[:60])
+            lost.append(redact(key).text[:60])
         checks.append(
             Check(
                 "nothing-lost",

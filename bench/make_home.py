@@ -126,11 +126,11 @@ _CODE_LINES = [
     "def {name}(self, {arg}: {typ}) -> {typ}:",
     "    return self._{name}({arg}, retries={n})",
     "    if {arg} is None:",
-    "        raise ValueError(\"{arg} must not be None\")",
+    '        raise ValueError("{arg} must not be None")',
     "import {mod}",
     "from {mod} import {name}",
     "class {cls}({cls2}):",
-    "    \"\"\"{cls} wraps the {mod} client; instead of retrying here, let the caller decide.\"\"\"",
+    '    """{cls} wraps the {mod} client; instead of retrying here, let the caller decide."""',
     "# TODO: don't call {name} again once the cache is warm",
     "    {arg} = {arg} or {n}",
     "export function {name}({arg}: {typ}): {typ} {{",
@@ -144,7 +144,7 @@ _LOG_LINES = [
     "{date}T{time}Z ERROR [{mod}] {cls}Error: connection reset by peer",
     "tests/test_{mod}.py::test_{name} PASSED",
     "tests/test_{mod}.py::test_{name} FAILED",
-    "  File \"/home/bench/src/app/{mod}/{name}.py\", line {n}, in {name}",
+    '  File "/home/bench/src/app/{mod}/{name}.py", line {n}, in {name}',
     "Traceback (most recent call last):",
     "npm WARN deprecated {mod}@{n}.0.0: use {name} instead",
     "{n} passed, {n2} warnings in {n}.{n2}s",
@@ -153,8 +153,26 @@ _LOG_LINES = [
     "    Fix {name}: actually check {arg} every time",
 ]
 _WORDS = {
-    "name": ["load", "save", "parse", "render", "fetch", "flush", "sync", "merge", "resolve", "validate",
-             "encode", "decode", "retry", "schedule", "dispatch", "refresh", "compact", "migrate"],
+    "name": [
+        "load",
+        "save",
+        "parse",
+        "render",
+        "fetch",
+        "flush",
+        "sync",
+        "merge",
+        "resolve",
+        "validate",
+        "encode",
+        "decode",
+        "retry",
+        "schedule",
+        "dispatch",
+        "refresh",
+        "compact",
+        "migrate",
+    ],
     "arg": ["item", "payload", "config", "session", "user_id", "request", "batch", "cursor", "path", "limit"],
     "typ": ["str", "int", "dict", "Config", "Payload", "bytes", "list[str]", "Optional[int]"],
     "mod": ["billing", "auth", "search", "checkout", "ledger", "export", "ingest", "gateway", "cache", "api"],
@@ -203,9 +221,26 @@ def _slice(corpus: str, size: int, rng: random.Random) -> str:
 # -- sessions ----------------------------------------------------------------------------------------
 
 PROJECT_NAMES = [
-    "billing-service", "web-app", "infra", "data-pipeline", "mobile-app", "auth-api", "docs-site",
-    "cli-tools", "ml-experiments", "search", "design-system", "payments", "analytics", "notifications",
-    "admin-panel", "sdk-python", "sdk-js", "ledger", "scheduler", "gateway",
+    "billing-service",
+    "web-app",
+    "infra",
+    "data-pipeline",
+    "mobile-app",
+    "auth-api",
+    "docs-site",
+    "cli-tools",
+    "ml-experiments",
+    "search",
+    "design-system",
+    "payments",
+    "analytics",
+    "notifications",
+    "admin-panel",
+    "sdk-python",
+    "sdk-js",
+    "ledger",
+    "scheduler",
+    "gateway",
 ]
 
 
@@ -283,7 +318,9 @@ def session_content(spec: SessionSpec, messages: list[dict[str, Any]]) -> tuple[
                 text=_user_text(rng, messages),
                 at=at,
                 tool_output=_slice(CODE if rng.random() < 0.6 else LOGS, size, rng) if size > 64 else None,
-                assistant_text=rng.choice(["Done.", "Updated the tests; all pass.", "Fixed, see the diff above."]),
+                assistant_text=rng.choice(
+                    ["Done.", "Updated the tests; all pass.", "Fixed, see the diff above."]
+                ),
                 uuid=seeded_uuid(rng),
             )
         )
@@ -313,7 +350,13 @@ def write_session(root: Path, spec: SessionSpec) -> dict[str, Any]:
         for line in data.split(b"\n")
         if b'"type":"user"' in line and b'"toolUseResult"' not in line and b'"isMeta":true' not in line
     )
-    return {"path": str(path), "bytes": len(data), "user_entry_bytes": user_entry_bytes, "first": first, "last": last}
+    return {
+        "path": str(path),
+        "bytes": len(data),
+        "user_entry_bytes": user_entry_bytes,
+        "first": first,
+        "last": last,
+    }
 
 
 def _write_one(args: tuple[str, SessionSpec]) -> dict[str, Any]:
@@ -345,9 +388,28 @@ def plan_sessions(
 
 _COMPONENTS = [
     f"{a}-{b}"
-    for a in ("billing", "auth", "search", "checkout", "inventory", "notifications", "reporting", "ingest",
-              "gateway", "profile", "payments", "analytics", "scheduler", "catalog", "media", "export",
-              "admin", "onboarding", "ledger", "webhooks")
+    for a in (
+        "billing",
+        "auth",
+        "search",
+        "checkout",
+        "inventory",
+        "notifications",
+        "reporting",
+        "ingest",
+        "gateway",
+        "profile",
+        "payments",
+        "analytics",
+        "scheduler",
+        "catalog",
+        "media",
+        "export",
+        "admin",
+        "onboarding",
+        "ledger",
+        "webhooks",
+    )
     for b in ("service", "api", "worker", "frontend", "cli", "sdk", "jobs", "db")
 ]
 _GROUPS = [
@@ -362,29 +424,129 @@ _GROUPS = [
     ("circleci", "jenkins", "buildkite", "github-actions"),
 ]
 _SLOTS = {
-    "area": ["dependency management", "background jobs", "unit tests", "integration tests", "HTTP calls",
-             "the build", "CI", "local development", "fixtures", "migrations", "release builds"],
-    "artifact": ["migration files", "API handlers", "feature flags", "fixtures", "config files", "the changelog",
-                 "error messages", "log lines", "SQL queries", "commit messages", "PR descriptions", "docstrings"],
-    "style": ["plain English", "imperative mood", "British spelling", "short sentences", "lower case",
-              "snake_case names", "numbered steps", "Markdown tables"],
-    "check": ["make lint", "the type checker", "the contract tests", "the smoke suite", "the migration dry run",
-              "the license scan", "the load test", "the a11y checks"],
+    "area": [
+        "dependency management",
+        "background jobs",
+        "unit tests",
+        "integration tests",
+        "HTTP calls",
+        "the build",
+        "CI",
+        "local development",
+        "fixtures",
+        "migrations",
+        "release builds",
+    ],
+    "artifact": [
+        "migration files",
+        "API handlers",
+        "feature flags",
+        "fixtures",
+        "config files",
+        "the changelog",
+        "error messages",
+        "log lines",
+        "SQL queries",
+        "commit messages",
+        "PR descriptions",
+        "docstrings",
+    ],
+    "style": [
+        "plain English",
+        "imperative mood",
+        "British spelling",
+        "short sentences",
+        "lower case",
+        "snake_case names",
+        "numbered steps",
+        "Markdown tables",
+    ],
+    "check": [
+        "make lint",
+        "the type checker",
+        "the contract tests",
+        "the smoke suite",
+        "the migration dry run",
+        "the license scan",
+        "the load test",
+        "the a11y checks",
+    ],
     "action": ["merge", "release", "deploy", "schema change", "dependency bump", "hotfix", "demo"],
-    "path": ["src/", "lib/", "internal/", "pkg/", "app/", "services/", "tools/", "config/", "deploy/", "docs/"],
-    "dep": ["the ledger", "the search index", "the payment provider", "the identity provider", "the CRM",
-            "the data warehouse", "the feature-flag service", "the mail relay"],
+    "path": [
+        "src/",
+        "lib/",
+        "internal/",
+        "pkg/",
+        "app/",
+        "services/",
+        "tools/",
+        "config/",
+        "deploy/",
+        "docs/",
+    ],
+    "dep": [
+        "the ledger",
+        "the search index",
+        "the payment provider",
+        "the identity provider",
+        "the CRM",
+        "the data warehouse",
+        "the feature-flag service",
+        "the mail relay",
+    ],
     "proto": ["gRPC", "REST", "GraphQL", "webhooks", "a message queue", "SFTP"],
-    "reason": ["too slow on cold starts", "hard to debug", "missing typed stubs", "unmaintained",
-               "too heavy for this size", "not supported by the platform team"],
-    "month": ["January", "February", "March", "April", "May", "June", "July", "August", "September",
-              "October", "November", "December"],
-    "data": ["audit events", "invoices", "session logs", "raw webhooks", "exports", "search queries", "metrics"],
-    "event": ["a migration is added", "an endpoint changes", "a dependency is bumped", "a flag is removed",
-              "the schema changes", "a new env var is added", "a release branch is cut", "a test is quarantined"],
-    "followup": ["update the runbook", "regenerate the OpenAPI spec", "bump the chart version",
-                 "tell #releases", "rerun the contract tests", "update .env.example", "add a CHANGELOG line",
-                 "refresh the fixtures", "ping the data team"],
+    "reason": [
+        "too slow on cold starts",
+        "hard to debug",
+        "missing typed stubs",
+        "unmaintained",
+        "too heavy for this size",
+        "not supported by the platform team",
+    ],
+    "month": [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ],
+    "data": [
+        "audit events",
+        "invoices",
+        "session logs",
+        "raw webhooks",
+        "exports",
+        "search queries",
+        "metrics",
+    ],
+    "event": [
+        "a migration is added",
+        "an endpoint changes",
+        "a dependency is bumped",
+        "a flag is removed",
+        "the schema changes",
+        "a new env var is added",
+        "a release branch is cut",
+        "a test is quarantined",
+    ],
+    "followup": [
+        "update the runbook",
+        "regenerate the OpenAPI spec",
+        "bump the chart version",
+        "tell #releases",
+        "rerun the contract tests",
+        "update .env.example",
+        "add a CHANGELOG line",
+        "refresh the fixtures",
+        "ping the data team",
+    ],
     "platform": ["Fly.io", "Kubernetes", "ECS", "Cloud Run", "a single VM", "Heroku", "Lambda", "Nomad"],
     "region": ["fra", "ams", "iad", "sjc", "syd", "nrt", "gru", "lhr", "eu-west-1", "us-east-2"],
     "team": ["platform", "payments", "growth", "data", "mobile", "core", "infra", "search"],
@@ -430,23 +592,60 @@ _FILE_META = {
     "facts.md": ("Facts", "Stable facts about the project, the user and their environment", "project"),
 }
 _NATIVE_MEMORIES = [
-    ("feedback_testing.md", "Testing", "Integration tests hit a real database, not mocks", "feedback",
-     "Integration tests must hit a real database, never mocks.",
-     "**Why:** a mocked test passed while the prod migration failed last quarter.",
-     "**How to apply:** use the docker-compose Postgres in tests/integration."),
-    ("user_role.md", "User role", "The user is a backend engineer who owns the billing stack", "user",
-     "The user owns the billing stack and reviews every schema change.", "", ""),
-    ("project_freeze.md", "Merge freeze", "Merge freeze for non-critical changes before each release", "project",
-     "Non-critical merges wait during the release freeze.",
-     "**Why:** the mobile team cuts the release branch that day.",
-     "**How to apply:** flag any PR scheduled in the freeze window."),
-    ("reference_linear.md", "Linear", "Pipeline bugs are tracked in the Linear project INGEST", "reference",
-     "Pipeline bugs are tracked in Linear project INGEST.", "", ""),
-    ("feedback_summaries.md", "Summaries", "No trailing summaries after a change", "feedback",
-     "Do not summarise a change at the end of a reply; the diff speaks.",
-     "**Why:** the user reads the diff anyway.", "**How to apply:** end with the next step, if any."),
-    ("reference_grafana.md", "Dashboards", "Latency dashboard is grafana.internal/d/api-latency", "reference",
-     "The on-call latency dashboard is grafana.internal/d/api-latency.", "", ""),
+    (
+        "feedback_testing.md",
+        "Testing",
+        "Integration tests hit a real database, not mocks",
+        "feedback",
+        "Integration tests must hit a real database, never mocks.",
+        "**Why:** a mocked test passed while the prod migration failed last quarter.",
+        "**How to apply:** use the docker-compose Postgres in tests/integration.",
+    ),
+    (
+        "user_role.md",
+        "User role",
+        "The user is a backend engineer who owns the billing stack",
+        "user",
+        "The user owns the billing stack and reviews every schema change.",
+        "",
+        "",
+    ),
+    (
+        "project_freeze.md",
+        "Merge freeze",
+        "Merge freeze for non-critical changes before each release",
+        "project",
+        "Non-critical merges wait during the release freeze.",
+        "**Why:** the mobile team cuts the release branch that day.",
+        "**How to apply:** flag any PR scheduled in the freeze window.",
+    ),
+    (
+        "reference_linear.md",
+        "Linear",
+        "Pipeline bugs are tracked in the Linear project INGEST",
+        "reference",
+        "Pipeline bugs are tracked in Linear project INGEST.",
+        "",
+        "",
+    ),
+    (
+        "feedback_summaries.md",
+        "Summaries",
+        "No trailing summaries after a change",
+        "feedback",
+        "Do not summarise a change at the end of a reply; the diff speaks.",
+        "**Why:** the user reads the diff anyway.",
+        "**How to apply:** end with the next step, if any.",
+    ),
+    (
+        "reference_grafana.md",
+        "Dashboards",
+        "Latency dashboard is grafana.internal/d/api-latency",
+        "reference",
+        "The on-call latency dashboard is grafana.internal/d/api-latency.",
+        "",
+        "",
+    ),
 ]
 
 
@@ -460,8 +659,14 @@ def _entry_text(rng: random.Random, truth: dict[tuple[str, ...], str]) -> tuple[
     values = {key: rng.choice(options) for key, options in _SLOTS.items()}
     values["path2"] = rng.choice([p for p in _SLOTS["path"] if p != values["path"]])
     values["proto2"] = rng.choice([p for p in _SLOTS["proto"] if p != values["proto"]])
-    values.update(comp=rng.choice(_COMPONENTS), a=a, b=b, n=rng.randint(2, 400), port=rng.randint(3000, 9999),
-                  db=truth[_GROUPS[5]])
+    values.update(
+        comp=rng.choice(_COMPONENTS),
+        a=a,
+        b=b,
+        n=rng.randint(2, 400),
+        port=rng.randint(3000, 9999),
+        db=truth[_GROUPS[5]],
+    )
     return category, template.format(**values)
 
 
@@ -497,12 +702,16 @@ def memory_entries(count: int, seed: int, now: datetime) -> list[tuple[str, str]
         day = (now - timedelta(days=rng.uniform(8, 720))).date().isoformat()
         session = f"{rng.getrandbits(32):08x}"
         confidence = "high" if rng.random() < 0.8 else "medium"
-        lines.append((category, day, f"- [{day}] {text} (source: session {day} {session}, confidence: {confidence})"))
+        lines.append(
+            (category, day, f"- [{day}] {text} (source: session {day} {session}, confidence: {confidence})")
+        )
     lines.sort(key=lambda item: item[1])
     return [(category, line) for category, _, line in lines]
 
 
-def write_memory(memory_dir: Path, count: int, seed: int, now: datetime, native: int = len(_NATIVE_MEMORIES)) -> dict[str, Any]:
+def write_memory(
+    memory_dir: Path, count: int, seed: int, now: datetime, native: int = len(_NATIVE_MEMORIES)
+) -> dict[str, Any]:
     """A native-layout memory dir with `count` entries in topic files and `native` Claude Code files."""
     memory_dir.mkdir(parents=True, exist_ok=True)
     by_file: dict[str, list[str]] = {name: [] for name in _FILE_META}
@@ -513,14 +722,24 @@ def write_memory(memory_dir: Path, count: int, seed: int, now: datetime, native:
     for name, lines in by_file.items():
         title, description, kind = _FILE_META[name]
         # The description is quoted: "Corrections: where ..." is not a valid plain YAML scalar.
-        head = ["---", f"name: {title}", f"description: {json.dumps(description)}", f"type: {kind}", "---", "",
-                f"# {title}", ""]
+        head = [
+            "---",
+            f"name: {title}",
+            f"description: {json.dumps(description)}",
+            f"type: {kind}",
+            "---",
+            "",
+            f"# {title}",
+            "",
+        ]
         (memory_dir / name).write_text("\n".join(head + lines) + "\n", encoding="utf-8")
         rows.append(f"| [{name}]({name}) | {description} ({len(lines)}) | {today} |")
     index_links = []
     for name, title, description, kind, rule, why, how in _NATIVE_MEMORIES[:native]:
-        body = [rule] + ([""] + [why] if why else []) + ([how] if how else [])
-        text = "\n".join(["---", f"name: {title}", f"description: {description}", f"type: {kind}", "---", "", *body])
+        body = [rule, *(["", why] if why else []), *([how] if how else [])]
+        text = "\n".join(
+            ["---", f"name: {title}", f"description: {description}", f"type: {kind}", "---", "", *body]
+        )
         (memory_dir / name).write_text(text + "\n", encoding="utf-8")
         index_links.append(f"- [{title}]({name}) — {description}")
     index = [
@@ -542,8 +761,12 @@ def write_memory(memory_dir: Path, count: int, seed: int, now: datetime, native:
         *index_links,
     ]
     (memory_dir / "MEMORY.md").write_text("\n".join(index) + "\n", encoding="utf-8")
-    return {"memory_dir": str(memory_dir), "entries": count, "native_files": native,
-            "bytes": sum(p.stat().st_size for p in memory_dir.iterdir() if p.is_file())}
+    return {
+        "memory_dir": str(memory_dir),
+        "entries": count,
+        "native_files": native,
+        "bytes": sum(p.stat().st_size for p in memory_dir.iterdir() if p.is_file()),
+    }
 
 
 # -- the home ----------------------------------------------------------------------------------------
@@ -597,8 +820,14 @@ def build_home(
         "generator": "bench/make_home.py",
         "seed": seed,
         "now": now.isoformat(),
-        "options": {"projects": projects, "sessions": sessions, "turns": turns, "bytes": total_bytes,
-                    "memory_entries": memory_entries_count, "days": days},
+        "options": {
+            "projects": projects,
+            "sessions": sessions,
+            "turns": turns,
+            "bytes": total_bytes,
+            "memory_entries": memory_entries_count,
+            "days": days,
+        },
         "sessions": len(written),
         "projects": len({Path(w["path"]).parent.name for w in written}),
         "transcript_bytes": total,
@@ -614,29 +843,51 @@ def build_home(
     return manifest
 
 
-def add_session(out: Path, seed: int, number: int, *, project: int = 1, byte_budget: int | None = None,
-                at: datetime | None = None) -> dict[str, Any]:
+def add_session(
+    out: Path,
+    seed: int,
+    number: int,
+    *,
+    project: int = 1,
+    byte_budget: int | None = None,
+    at: datetime | None = None,
+) -> dict[str, Any]:
     """One more session (a session of today) in an existing home; returns what write_session wrote."""
     manifest = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
     mean = manifest["transcript_bytes"] // max(1, manifest["sessions"])
     start = (at or datetime.now(timezone.utc) - timedelta(minutes=30)).timestamp()
-    spec = SessionSpec(seed + 1_000_003, project, number, project_cwd(project), byte_budget or mean,
-                       manifest["options"]["turns"], start)
+    spec = SessionSpec(
+        seed + 1_000_003,
+        project,
+        number,
+        project_cwd(project),
+        byte_budget or mean,
+        manifest["options"]["turns"],
+        start,
+    )
     return write_session(out, spec)
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("out", type=Path, help="the Claude dir to create")
     preset = parser.add_mutually_exclusive_group()
-    preset.add_argument("--large", action="store_true", help="~1 GB: 50 projects, 2,000 sessions, 10,000 entries")
-    preset.add_argument("--quick", action="store_true", help="~50 MB: 5 projects, 100 sessions, 1,000 entries")
+    preset.add_argument(
+        "--large", action="store_true", help="~1 GB: 50 projects, 2,000 sessions, 10,000 entries"
+    )
+    preset.add_argument(
+        "--quick", action="store_true", help="~50 MB: 5 projects, 100 sessions, 1,000 entries"
+    )
     parser.add_argument("--projects", type=int)
     parser.add_argument("--sessions", type=int)
     parser.add_argument("--turns", type=int, help="mean user turns per session")
     parser.add_argument("--bytes", type=parse_size, help="total transcript bytes, e.g. 50M or 1G")
     parser.add_argument("--memory-entries", type=int, help="entries in the biggest project's memory")
-    parser.add_argument("--days", type=float, default=7, help="spread sessions over this many days (default 7)")
+    parser.add_argument(
+        "--days", type=float, default=7, help="spread sessions over this many days (default 7)"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--now", help="reference time, ISO 8601 (default: now)")
     parser.add_argument("--jobs", type=int, help="writer processes (default: CPUs)")

@@ -98,15 +98,27 @@ def take_snapshot() -> dict[str, str]:
         shutil.rmtree(SNAPSHOT, ignore_errors=True)
         shutil.copytree(REPO / "dream", SNAPSHOT / "dream", ignore=shutil.ignore_patterns("__pycache__"))
         check = subprocess.run(
-            [PY, "-c", "import dream, dream.api, dream.plan; from dream.model import load_model; load_model(); "
-                       "print(dream.__file__)"],
-            cwd=SNAPSHOT, capture_output=True, text=True, env=dream_env())
+            [
+                PY,
+                "-c",
+                "import dream, dream.api, dream.plan; from dream.model import load_model; load_model(); "
+                "print(dream.__file__)",
+            ],
+            cwd=SNAPSHOT,
+            capture_output=True,
+            text=True,
+            env=dream_env(),
+        )
         if check.returncode == 0 and check.stdout.strip().startswith(str(SNAPSHOT)):
             digest = hashlib.sha256()
             for path in sorted((SNAPSHOT / "dream").rglob("*")):
                 if path.is_file():
                     digest.update(path.relative_to(SNAPSHOT).as_posix().encode() + b"\0" + path.read_bytes())
-            return {"path": str(SNAPSHOT / "dream"), "sha256": digest.hexdigest()[:16], "attempts": str(attempt + 1)}
+            return {
+                "path": str(SNAPSHOT / "dream"),
+                "sha256": digest.hexdigest()[:16],
+                "attempts": str(attempt + 1),
+            }
         time.sleep(5)
     raise SystemExit(f"the working tree's dream/ does not import: {check.stderr[-1500:]}")
 
@@ -122,8 +134,14 @@ def dream_env() -> dict[str, str]:
 # -- measuring -----------------------------------------------------------------------------------
 
 
-def measure(cmd: list[str], *, stdout: Any = subprocess.DEVNULL, cwd: Path = REPO,
-            env: dict[str, str] | None = None, timeout: float | None = None) -> dict[str, Any]:
+def measure(
+    cmd: list[str],
+    *,
+    stdout: Any = subprocess.DEVNULL,
+    cwd: Path = REPO,
+    env: dict[str, str] | None = None,
+    timeout: float | None = None,
+) -> dict[str, Any]:
     """Wall time, peak RSS (KiB, the child and its waited-for children) and exit code of one command."""
     import threading
 
@@ -141,7 +159,13 @@ def measure(cmd: list[str], *, stdout: Any = subprocess.DEVNULL, cwd: Path = REP
         err.seek(0)
         stderr = err.read().decode("utf-8", "replace")
     cpu = usage.ru_utime + usage.ru_stime
-    return {"wall": wall, "cpu": cpu, "rss_kb": usage.ru_maxrss, "rc": process.returncode, "stderr": stderr.strip()}
+    return {
+        "wall": wall,
+        "cpu": cpu,
+        "rss_kb": usage.ru_maxrss,
+        "rc": process.returncode,
+        "stderr": stderr.strip(),
+    }
 
 
 def median(values: list[float]) -> float:
@@ -232,7 +256,8 @@ def dream_cmd(home: Path, *args: str, since: str | None) -> list[str]:
 def run_dream(home: Path, args: list[str], since: str | None, log: Path) -> dict[str, Any]:
     with open(log, "wb") as out:
         result = measure(dream_cmd(home, *args, since=since), stdout=out, cwd=SNAPSHOT, env=dream_env())
-    result["stdout_lines"] = sum(1 for _ in open(log, "rb"))
+    with open(log, "rb") as lines:
+        result["stdout_lines"] = sum(1 for _ in lines)
     return result
 
 
@@ -317,8 +342,14 @@ def consolidate_worker(entries: int, signals: int, seed: int, reps: int, profile
         for message in make_home.train_messages():
             terms.update(re.findall(r"[a-z][a-z0-9+#.-]{2,29}", message["text"].lower()))
         digest = Digest("bench", "bench", "bench", [0, 0, ""], None, None, now.isoformat(), 1, [], [])
-        target = Target("-home-bench-src-billing-service", memory_dir, "native", digests=[digest],
-                        signals=found, terms=terms)
+        target = Target(
+            "-home-bench-src-billing-service",
+            memory_dir,
+            "native",
+            digests=[digest],
+            signals=found,
+            terms=terms,
+        )
         config = Config()
         # build_plan calls propose once: time that call from inside, so one build_plan gives both.
         import dream.plan as plan_module
@@ -357,23 +388,29 @@ def consolidate_worker(entries: int, signals: int, seed: int, reps: int, profile
             refusals[refusal.reason] = refusals.get(refusal.reason, 0) + 1
         import dream
 
-        print(json.dumps({
-            "dream": dream.__file__,
-            "entries": len(memory.entries),
-            "signals": len(found),
-            "distinct_texts": len({s.text for s in found}),
-            "load_memory_s": load_s,
-            "propose_s": timed,
-            "build_plan_s": plan_times,
-            "proposals": actions,
-            "refusals": refusals,
-            "applied": len(plan.outcome(APPLIED)),
-            "pending": len(plan.outcome(PENDING)),
-            "pruned": len(plan.index.pruned) if plan.index else 0,
-            # Entries some proposal replaces or archives (one entry can be the target of several).
-            "targeted_entries": len({id(d.proposal.target) for d in plan.decisions if d.proposal.target is not None}),
-            "changed_files": len(plan.changes),
-        }))
+        print(
+            json.dumps(
+                {
+                    "dream": dream.__file__,
+                    "entries": len(memory.entries),
+                    "signals": len(found),
+                    "distinct_texts": len({s.text for s in found}),
+                    "load_memory_s": load_s,
+                    "propose_s": timed,
+                    "build_plan_s": plan_times,
+                    "proposals": actions,
+                    "refusals": refusals,
+                    "applied": len(plan.outcome(APPLIED)),
+                    "pending": len(plan.outcome(PENDING)),
+                    "pruned": len(plan.index.pruned) if plan.index else 0,
+                    # Entries some proposal replaces or archives (one entry can be the target of several).
+                    "targeted_entries": len(
+                        {id(d.proposal.target) for d in plan.decisions if d.proposal.target is not None}
+                    ),
+                    "changed_files": len(plan.changes),
+                }
+            )
+        )
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -400,13 +437,24 @@ def parse_one_worker(path: str, reps: int) -> None:
         times.append(time.perf_counter() - start)
     import dream
 
-    print(json.dumps({"dream": dream.__file__, "bytes": info.st_size, "build_digest_s": times, "model_load_s": model_s}))
+    print(
+        json.dumps(
+            {"dream": dream.__file__, "bytes": info.st_size, "build_digest_s": times, "model_load_s": model_s}
+        )
+    )
 
 
-def worker_json(args: list[str], timeout: float | None = None) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+def worker_json(
+    args: list[str], timeout: float | None = None
+) -> tuple[dict[str, Any] | None, dict[str, Any]]:
     with tempfile.TemporaryFile() as out:
-        result = measure([PY, str(Path(__file__).resolve()), *args], stdout=out, cwd=SNAPSHOT, env=dream_env(),
-                         timeout=timeout)
+        result = measure(
+            [PY, str(Path(__file__).resolve()), *args],
+            stdout=out,
+            cwd=SNAPSHOT,
+            env=dream_env(),
+            timeout=timeout,
+        )
         out.seek(0)
         text = out.read().decode()
     if timeout and result["rc"] == -9:
@@ -444,8 +492,13 @@ def profile_cli(home: Path, args: list[str], since: str | None, name: str) -> di
 
 
 def import_times(name: str) -> list[tuple[str, int]]:
-    result = subprocess.run([PY, "-X", "importtime", "-m", "dream", "--help"], cwd=SNAPSHOT,
-                            capture_output=True, text=True, env=dream_env())
+    result = subprocess.run(
+        [PY, "-X", "importtime", "-m", "dream", "--help"],
+        cwd=SNAPSHOT,
+        capture_output=True,
+        text=True,
+        env=dream_env(),
+    )
     (OUT / f"profile-{name}.txt").write_text(result.stderr, encoding="utf-8")
     rows = []
     for line in result.stderr.splitlines():
@@ -462,17 +515,19 @@ def import_times(name: str) -> list[tuple[str, int]]:
 def machine() -> dict[str, str]:
     cpu = "unknown"
     try:
-        for line in open("/proc/cpuinfo", encoding="utf-8"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
     except OSError:
         pass
     mem = ""
     try:
-        for line in open("/proc/meminfo", encoding="utf-8"):
-            if line.startswith("MemTotal"):
-                mem = f"{int(line.split()[1]) / 1024 / 1024:.1f} GiB"
+        with open("/proc/meminfo", encoding="utf-8") as info:
+            for line in info:
+                if line.startswith("MemTotal"):
+                    mem = f"{int(line.split()[1]) / 1024 / 1024:.1f} GiB"
     except OSError:
         pass
 
@@ -482,7 +537,10 @@ def machine() -> dict[str, str]:
         except OSError:
             return "?"
 
-    dirty = [line.split(None, 1)[-1] for line in out(["git", "status", "--porcelain", "--", "dream", "hooks"]).splitlines()]
+    dirty = [
+        line.split(None, 1)[-1]
+        for line in out(["git", "status", "--porcelain", "--", "dream", "hooks"]).splitlines()
+    ]
     return {
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "nproc": out(["nproc"]),
@@ -522,7 +580,14 @@ class Bench:
             home = OUT / f"home-{self.mode}"
             if home.exists():
                 shutil.rmtree(home)
-            cmd = [PY, str(BENCH / "make_home.py"), str(home), f"--{self.mode}", "--seed", str(self.args.seed)]
+            cmd = [
+                PY,
+                str(BENCH / "make_home.py"),
+                str(home),
+                f"--{self.mode}",
+                "--seed",
+                str(self.args.seed),
+            ]
             self.command("generate the home", cmd)
             self.log("generating " + shell_quote(cmd))
             result = measure(cmd)
@@ -546,11 +611,15 @@ class Bench:
         self.r["files"] = {"count": len(files), "bytes": size}
         self.log(f"{len(files)} transcripts, {size / 1e6:.0f} MB; warming the page cache (cat)")
         self.r["warmup_s"] = warm_page_cache(files)
-        self.command("page-cache warm-up", 'cat -- <every transcript> | wc -c > /dev/null')
+        self.command("page-cache warm-up", "cat -- <every transcript> | wc -c > /dev/null")
         for name, pattern in GREP_SETS.items():
-            self.command(f"baseline: {name}", f"grep -n -i -E -- {shell_quote([pattern])} <every transcript> | wc -l")
+            self.command(
+                f"baseline: {name}", f"grep -n -i -E -- {shell_quote([pattern])} <every transcript> | wc -l"
+            )
         self.command("cold gather (digests deleted first)", dream_cmd(home, "signals", since=self.since))
-        self.command("reference: Python line scan", f"{PY} -S -c <LINE_SCAN in bench/run.py> <every transcript>")
+        self.command(
+            "reference: Python line scan", f"{PY} -S -c <LINE_SCAN in bench/run.py> <every transcript>"
+        )
 
         cold, grep = [], []
         for rep in range(self.args.reps):
@@ -562,8 +631,10 @@ class Bench:
             if d["rc"] != 0:
                 raise SystemExit(f"dream signals failed: {d['stderr'][-2000:]}")
             cold.append(d)
-            self.log(f"dream cold rep {rep + 1}: {d['wall']:.2f} s (cpu {d['cpu']:.2f} s), {d['rss_kb'] / 1024:.0f} MiB; "
-                     f"{d['stderr'][-200:]}")
+            self.log(
+                f"dream cold rep {rep + 1}: {d['wall']:.2f} s (cpu {d['cpu']:.2f} s), {d['rss_kb'] / 1024:.0f} MiB; "
+                f"{d['stderr'][-200:]}"
+            )
         scan = line_scan(files)
         self.log(f"python line scan: {scan['wall']:.2f} s")
         self.r["cold"] = {"dream": cold, "grep": grep, "line_scan": scan}
@@ -581,15 +652,25 @@ class Bench:
             info = make_home.add_session(home, self.args.seed, rep, project=1)
             d = run_dream(home, ["signals"], self.since, OUT / f"signals-plus1-{self.mode}.txt")
             parse, _ = worker_json(["--parse-one", info["path"], "--reps", "5"])
-            d.update(new_session_bytes=info["bytes"], parse_s=median(parse["build_digest_s"]),
-                     model_load_s=parse["model_load_s"])
+            d.update(
+                new_session_bytes=info["bytes"],
+                parse_s=median(parse["build_digest_s"]),
+                model_load_s=parse["model_load_s"],
+            )
             added.append(d)
-            self.log(f"dream warm + 1 session rep {rep + 1}: {d['wall']:.3f} s (its parse alone {d['parse_s'] * 1000:.0f} ms)")
+            self.log(
+                f"dream warm + 1 session rep {rep + 1}: {d['wall']:.3f} s (its parse alone {d['parse_s'] * 1000:.0f} ms)"
+            )
             Path(info["path"]).unlink()
             folder = Path(info["path"]).parent.name
-            (home / "dream" / "digests" / folder / f"claude-{Path(info['path']).stem}.json").unlink(missing_ok=True)
+            (home / "dream" / "digests" / folder / f"claude-{Path(info['path']).stem}.json").unlink(
+                missing_ok=True
+            )
         self.r["plus1"] = added
-        self.command("one new session", f"make_home.add_session(HOME, {self.args.seed}, n, project=1), then the warm gather")
+        self.command(
+            "one new session",
+            f"make_home.add_session(HOME, {self.args.seed}, n, project=1), then the warm gather",
+        )
 
     def full_run(self, home: Path) -> None:
         runs = {}
@@ -600,9 +681,14 @@ class Bench:
             head = (OUT / f"run-dry-{label}-{self.mode}.txt").read_text(encoding="utf-8", errors="replace")
             d["summary"] = summary_lines(head, self.r["home"]["memory_project"])
             runs[label] = d
-            self.log(f"run --dry-run ({label} cache): {d['wall']:.2f} s, {d['rss_kb'] / 1024:.0f} MiB, exit {d['rc']}")
+            self.log(
+                f"run --dry-run ({label} cache): {d['wall']:.2f} s, {d['rss_kb'] / 1024:.0f} MiB, exit {d['rc']}"
+            )
         self.r["full_run"] = runs
-        self.command("full run, dry (digests present, then deleted)", dream_cmd(home, "run", "--dry-run", since=self.since))
+        self.command(
+            "full run, dry (digests present, then deleted)",
+            dream_cmd(home, "run", "--dry-run", since=self.since),
+        )
 
     # consolidate ------------------------------------------------------------------------------------
 
@@ -612,34 +698,52 @@ class Bench:
         for n in sizes:
             prof = str(OUT / f"profile-consolidate-{n}.prof") if self.args.profile and n == sizes[1] else None
             reps = 1 if self.mode == "quick" else self.args.reps
-            args = ["--consolidate-worker", str(n), "--signals", "1000", "--seed", str(self.args.seed),
-                    "--reps", str(reps)] + (["--profile-to", prof] if prof else [])
+            args = [
+                "--consolidate-worker",
+                str(n),
+                "--signals",
+                "1000",
+                "--seed",
+                str(self.args.seed),
+                "--reps",
+                str(reps),
+            ] + (["--profile-to", prof] if prof else [])
             data, proc = worker_json(args, timeout=self.args.consolidate_timeout)
             if data is None:
-                self.log(f"consolidate 1,000 into {n:,}: stopped after {proc['wall']:.0f} s (--consolidate-timeout)")
+                self.log(
+                    f"consolidate 1,000 into {n:,}: stopped after {proc['wall']:.0f} s (--consolidate-timeout)"
+                )
                 rows[n] = {"timed_out": proc["wall"], "worker_rss_kb": proc["rss_kb"]}
                 break
             data["worker_rss_kb"] = proc["rss_kb"]
             rows[n] = data
-            self.log(f"consolidate 1,000 into {n:,}: propose {median(data['propose_s']):.3f} s, "
-                     f"build_plan {median(data['build_plan_s']):.3f} s ({len(data['build_plan_s'])} runs), "
-                     f"load {data['load_memory_s']:.2f} s")
+            self.log(
+                f"consolidate 1,000 into {n:,}: propose {median(data['propose_s']):.3f} s, "
+                f"build_plan {median(data['build_plan_s']):.3f} s ({len(data['build_plan_s'])} runs), "
+                f"load {data['load_memory_s']:.2f} s"
+            )
             if prof:
-                self.r.setdefault("profiles", {})[f"consolidate: build_plan, 1,000 signals into {n:,} entries"] = {
+                self.r.setdefault("profiles", {})[
+                    f"consolidate: build_plan, 1,000 signals into {n:,} entries"
+                ] = {
                     "cmd": f"{PY} bench/run.py " + shell_quote(args),
                     "rows": profile_summary(Path(prof), OUT / f"profile-consolidate-{n}.txt"),
                 }
             self.save()
             self.r["consolidate"] = rows
         self.r["consolidate"] = rows
-        self.command("consolidate (each size N)",
-                     f"{PY} bench/run.py --consolidate-worker N --signals 1000 --reps {self.args.reps}")
+        self.command(
+            "consolidate (each size N)",
+            f"{PY} bench/run.py --consolidate-worker N --signals 1000 --reps {self.args.reps}",
+        )
 
     def consolidate_sizes(self) -> list[int]:
         return [1_000, 2_000, 5_000] if self.mode == "quick" else [1_000, 10_000, 50_000]
 
     def save(self) -> None:
-        (OUT / f"results-{self.mode}.json").write_text(json.dumps(self.r, indent=1, default=str), encoding="utf-8")
+        (OUT / f"results-{self.mode}.json").write_text(
+            json.dumps(self.r, indent=1, default=str), encoding="utf-8"
+        )
 
     # hook, startup -------------------------------------------------------------------------------------
 
@@ -648,13 +752,22 @@ class Bench:
         self.command("hook", cmd)
         self.log("hook: " + shell_quote(cmd))
         result = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
-        self.r["hook"] = {"stdout": result.stdout.strip(), "stderr": result.stderr.strip()[-2000:], "rc": result.returncode}
+        self.r["hook"] = {
+            "stdout": result.stdout.strip(),
+            "stderr": result.stderr.strip()[-2000:],
+            "rc": result.returncode,
+        }
         rows = {}
         for line in result.stdout.splitlines():
-            match = re.match(r"(python -S -c pass|should-dream \S+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)$", line.strip())
+            match = re.match(
+                r"(python -S -c pass|should-dream \S+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)$", line.strip()
+            )
             if match:
-                rows[match.group(1)] = {"median_ms": float(match.group(2)), "p95_ms": float(match.group(3)),
-                                        "ratio": float(match.group(4))}
+                rows[match.group(1)] = {
+                    "median_ms": float(match.group(2)),
+                    "p95_ms": float(match.group(3)),
+                    "ratio": float(match.group(4)),
+                }
         self.r["hook"]["rows"] = rows
         self.log(result.stdout.strip())
 
@@ -687,9 +800,15 @@ class Bench:
     def profiles(self, home: Path) -> None:
         profiles = self.r.setdefault("profiles", {})
         drop_digests(home)
-        profiles["cold gather (signals)"] = profile_cli(home, ["signals"], self.since, f"gather-cold-{self.mode}")
-        profiles["warm gather (signals)"] = profile_cli(home, ["signals"], self.since, f"gather-warm-{self.mode}")
-        profiles["full run, dry, warm cache"] = profile_cli(home, ["run", "--dry-run"], self.since, f"run-dry-{self.mode}")
+        profiles["cold gather (signals)"] = profile_cli(
+            home, ["signals"], self.since, f"gather-cold-{self.mode}"
+        )
+        profiles["warm gather (signals)"] = profile_cli(
+            home, ["signals"], self.since, f"gather-warm-{self.mode}"
+        )
+        profiles["full run, dry, warm cache"] = profile_cli(
+            home, ["run", "--dry-run"], self.since, f"run-dry-{self.mode}"
+        )
         self.r["importtime"] = import_times(f"importtime-{self.mode}")
         self.log("profiles written to bench/out/profile-*.txt")
 
@@ -705,7 +824,7 @@ def _runs(items: list[dict[str, Any]], key: str = "wall", scale: float = 1.0, di
     return ", ".join(f"{x[key] * scale:.{digits}f}" for x in items)
 
 
-def render(r: dict[str, Any]) -> str:  # noqa: C901 - one long report, section by section
+def render(r: dict[str, Any]) -> str:
     m = r["machine"]
     home = r["home"]
     files = r["files"]
@@ -713,18 +832,34 @@ def render(r: dict[str, Any]) -> str:  # noqa: C901 - one long report, section b
     quick = r["mode"] == "quick"
     L: list[str] = []
     add = L.append
-    add(f"# Benchmark results ({'quick smoke run: a small home, not the targets' if quick else 'large home'})")
+    add(
+        f"# Benchmark results ({'quick smoke run: a small home, not the targets' if quick else 'large home'})"
+    )
     add("")
-    add("Produced by `bench/run.py` (see bench/README.md). Plain measurements, no timed assertions; "
+    add(
+        "Produced by `bench/run.py` (see bench/README.md). Plain measurements, no timed assertions; "
         "every figure stands beside its baseline from the same run. Medians unless marked. The machine is "
-        "shared and noisy: other processes ran beside this benchmark.")
+        "shared and noisy: other processes ran beside this benchmark."
+    )
     add("")
     add("## Machine")
     add("")
     add("| | |\n|---|---|")
     if r.get("load_end"):
         m = {**m, "load": m.get("load", "") + "; at the end: " + r["load_end"]}
-    for key in ("date", "nproc", "cpu", "memory", "kernel", "python", "grep", "locale", "commit", "dirty", "load"):
+    for key in (
+        "date",
+        "nproc",
+        "cpu",
+        "memory",
+        "kernel",
+        "python",
+        "grep",
+        "locale",
+        "commit",
+        "dirty",
+        "load",
+    ):
         label = {"dirty": "uncommitted changes in dream/ hooks/ when measured"}.get(key, key)
         add(f"| {label} | {m.get(key, '?')} |")
     add("")
@@ -733,12 +868,14 @@ def render(r: dict[str, Any]) -> str:  # noqa: C901 - one long report, section b
     opts = home["options"]
     memory = home.get("memory") or {"entries": 0, "native_files": 0}
     made = "reused" if r["make"].get("reused") else "generated in " + fmt_s(r["make"]["wall"])
-    add(f"`bench/make_home.py` ({made}), seed {home['seed']}, reference time {home['now']}: {home['projects']} projects, "
+    add(
+        f"`bench/make_home.py` ({made}), seed {home['seed']}, reference time {home['now']}: {home['projects']} projects, "
         f"{home['sessions']} sessions (mean {opts['turns']} turns), {home['transcript_bytes'] / 1e6:.0f} MB of transcripts "
         f"in the 2.1.328 format (lines from tests/homefactory.py); the user's own entries are "
         f"{home['user_entry_share'] * 100:.1f} % of the bytes; events from {home['oldest_event'][:16]} to "
         f"{home['newest_event'][:16]}; window: {r['since']}. Memory: {memory['entries']:,} entries in "
-        f"`projects/{home['memory_project']}/memory/` (+ {memory['native_files']} Claude Code memory files).")
+        f"`projects/{home['memory_project']}/memory/` (+ {memory['native_files']} Claude Code memory files)."
+    )
     add("")
 
     cold = r.get("cold")
@@ -749,8 +886,10 @@ def render(r: dict[str, Any]) -> str:  # noqa: C901 - one long report, section b
     add("## Against the targets of issue 6")
     add("")
     if quick:
-        add("Quick mode: the home is ~20 times smaller than the one the targets are set for, and consolidate "
-            "stops at 5,000 entries; read these rows as a smoke test of the benchmark, not as the figures.")
+        add(
+            "Quick mode: the home is ~20 times smaller than the one the targets are set for, and consolidate "
+            "stops at 5,000 entries; read these rows as a smoke test of the benchmark, not as the figures."
+        )
         add("")
     add("| target | measured | baseline (same run) | |")
     add("|---|---|---|---|")
@@ -761,25 +900,35 @@ def render(r: dict[str, Any]) -> str:  # noqa: C901 - one long report, section b
         ratio = cold_d / cold_g
         cpu_d = median([x["cpu"] for x in cold["dream"]])
         cpu_g = median([x["cpu"] for x in cold["grep"]])
-        add(f"| cold gather ≤ 1.0 × the seed's grep (wall) | {fmt_s(cold_d)} ({mb / cold_d:.0f} MB/s) | grep, 4 sets: "
-            f"{fmt_s(cold_g)} ({mb / cold_g:.0f} MB/s) | ratio **{ratio:.2f}**: {verdict(ratio <= 1.0)} |")
-        add(f"| the same in CPU time (user + sys; less sensitive to the load) | {fmt_s(cpu_d)} ({mb / cpu_d:.0f} MB/s) | "
-            f"grep + wc: {fmt_s(cpu_g)} | ratio **{cpu_d / cpu_g:.2f}** |")
-        add(f"| cold gather peak RSS < 300 MB | {cold_rss:.0f} MiB | grep {cold['grep'][0]['rss_kb'] / 1024:.0f} MiB | "
-            f"{verdict(cold_rss * 1.048576 < 300)} |")
+        add(
+            f"| cold gather ≤ 1.0 × the seed's grep (wall) | {fmt_s(cold_d)} ({mb / cold_d:.0f} MB/s) | grep, 4 sets: "
+            f"{fmt_s(cold_g)} ({mb / cold_g:.0f} MB/s) | ratio **{ratio:.2f}**: {verdict(ratio <= 1.0)} |"
+        )
+        add(
+            f"| the same in CPU time (user + sys; less sensitive to the load) | {fmt_s(cpu_d)} ({mb / cpu_d:.0f} MB/s) | "
+            f"grep + wc: {fmt_s(cpu_g)} | ratio **{cpu_d / cpu_g:.2f}** |"
+        )
+        add(
+            f"| cold gather peak RSS < 300 MB | {cold_rss:.0f} MiB | grep {cold['grep'][0]['rss_kb'] / 1024:.0f} MiB | "
+            f"{verdict(cold_rss * 1.048576 < 300)} |"
+        )
         warm = median([x["wall"] for x in r["warm"]])
         plus1 = median([x["wall"] for x in r["plus1"]])
         parse1 = median([x["parse_s"] for x in r["plus1"]])
         warm_cpu = median([x["cpu"] for x in r["warm"]])
-        add(f"| warm gather, nothing changed < 0.5 s | {fmt_s(warm)} (cpu {fmt_s(warm_cpu)}) | cold {fmt_s(cold_d)} | "
-            f"{verdict(warm < 0.5)} |")
+        add(
+            f"| warm gather, nothing changed < 0.5 s | {fmt_s(warm)} (cpu {fmt_s(warm_cpu)}) | cold {fmt_s(cold_d)} | "
+            f"{verdict(warm < 0.5)} |"
+        )
         extra = plus1 - warm
         extra_cpu = median([x["cpu"] for x in r["plus1"]]) - warm_cpu
         model = median([x.get("model_load_s", 0.0) for x in r["plus1"]])
-        add(f"| one new session costs about one session's parse | +{fmt_s(max(extra, 0))} wall, +{fmt_s(max(extra_cpu, 0))} "
+        add(
+            f"| one new session costs about one session's parse | +{fmt_s(max(extra, 0))} wall, +{fmt_s(max(extra_cpu, 0))} "
             f"cpu over warm ({fmt_s(plus1)} in all) | that session's digest in-process: {fmt_s(parse1)}, plus loading the "
             f"signal model once: {fmt_s(model)}; cold ÷ sessions: {fmt_s(cold_d / files['count'])} | "
-            f"{verdict(extra_cpu <= parse1 + model + 0.1)} (criterion: cpu extra ≤ parse + model load + 100 ms) |")
+            f"{verdict(extra_cpu <= parse1 + model + 0.1)} (criterion: cpu extra ≤ parse + model load + 100 ms) |"
+        )
     if cons:
         sizes = sorted(int(n) for n in cons)
         done = [n for n in sizes if "timed_out" not in cons[n]]
@@ -791,65 +940,87 @@ def render(r: dict[str, Any]) -> str:  # noqa: C901 - one long report, section b
 
         mid = sizes[1] if len(sizes) > 1 else sizes[0]
         if mid == 10_000:
-            add(f"| consolidate 1,000 into 10,000 < 2 s | build_plan {t(mid, plan_m)} (of which propose "
-                f"{t(mid, prop_m)}) | into 1,000: {t(sizes[0], plan_m)} | {verdict(mid in done and plan_m[mid] < 2)} |")
+            add(
+                f"| consolidate 1,000 into 10,000 < 2 s | build_plan {t(mid, plan_m)} (of which propose "
+                f"{t(mid, prop_m)}) | into 1,000: {t(sizes[0], plan_m)} | {verdict(mid in done and plan_m[mid] < 2)} |"
+            )
         else:
-            add(f"| consolidate 1,000 into {mid:,} (quick) | build_plan {t(mid, plan_m)} (propose {t(mid, prop_m)}) "
-                f"| into 1,000: {t(sizes[0], plan_m)} | n/a |")
+            add(
+                f"| consolidate 1,000 into {mid:,} (quick) | build_plan {t(mid, plan_m)} (propose {t(mid, prop_m)}) "
+                f"| into 1,000: {t(sizes[0], plan_m)} | n/a |"
+            )
         if len(sizes) > 2:
             big = sizes[2]
             linear = big / mid
             growth = plan_m[big] / plan_m[mid]
             more = "" if big in done else "more than "
-            add(f"| growth {mid // 1000}k → {big // 1000}k entries no worse than linear (≤ ×{linear:.1f}) | build_plan "
+            add(
+                f"| growth {mid // 1000}k → {big // 1000}k entries no worse than linear (≤ ×{linear:.1f}) | build_plan "
                 f"{more}×{growth:.2f}, propose ×{prop_m[big] / prop_m[mid]:.2f} | 1k → {mid // 1000}k: "
                 f"×{plan_m[mid] / plan_m[sizes[0]]:.2f} (linear ×{mid / sizes[0]:.0f}) | "
-                f"{verdict(big in done and growth <= linear)} |")
+                f"{verdict(big in done and growth <= linear)} |"
+            )
     bare = hook.get("python -S -c pass")
     counted = hook.get("should-dream counted")
     if bare and counted:
-        add(f"| hook median ≤ 1.5 × bare start | should-dream {counted['median_ms']:.1f} ms (p95 {counted['p95_ms']:.1f}) | "
+        add(
+            f"| hook median ≤ 1.5 × bare start | should-dream {counted['median_ms']:.1f} ms (p95 {counted['p95_ms']:.1f}) | "
             f"`python -S -c pass` {bare['median_ms']:.1f} ms (p95 {bare['p95_ms']:.1f}) | ×{counted['ratio']:.2f}: "
-            f"{verdict(counted['ratio'] <= 1.5)} |")
+            f"{verdict(counted['ratio'] <= 1.5)} |"
+        )
     if st:
         helpt = st["python -m dream --help"]["median"]
-        add(f"| `python -m dream --help` < 300 ms | {fmt_s(helpt)} (p95 {fmt_s(st['python -m dream --help']['p95'])}) | "
+        add(
+            f"| `python -m dream --help` < 300 ms | {fmt_s(helpt)} (p95 {fmt_s(st['python -m dream --help']['p95'])}) | "
             f"`python -c pass` {fmt_s(st['python -c pass']['median'])}, `python -S -c pass` "
-            f"{fmt_s(st['python -S -c pass']['median'])} | {verdict(helpt < 0.3)} |")
+            f"{fmt_s(st['python -S -c pass']['median'])} | {verdict(helpt < 0.3)} |"
+        )
     if full:
         full_rss = max(full["cold"]["rss_kb"], full["warm"]["rss_kb"]) / 1024
-        add(f"| full run peak RSS (same bound as gather) | `run --dry-run`: {full['cold']['rss_kb'] / 1024:.0f} MiB with no "
-            f"digest cache, {full['warm']['rss_kb'] / 1024:.0f} MiB with it | | {verdict(full_rss * 1.048576 < 300)} |")
+        add(
+            f"| full run peak RSS (same bound as gather) | `run --dry-run`: {full['cold']['rss_kb'] / 1024:.0f} MiB with no "
+            f"digest cache, {full['warm']['rss_kb'] / 1024:.0f} MiB with it | | {verdict(full_rss * 1.048576 < 300)} |"
+        )
     add("")
     add("## Details")
     add("")
     if cold:
         add(f"### Gather, cold ({files['count']} files, {mb:.0f} MB)")
         add("")
-        add(f"The page cache was warmed first by `cat`-ing every transcript ({fmt_s(r['warmup_s'])}), so both sides read "
+        add(
+            f"The page cache was warmed first by `cat`-ing every transcript ({fmt_s(r['warmup_s'])}), so both sides read "
             f"from memory; then grep and dream alternate, {len(cold['dream'])} runs each. dream's digest cache "
             "(`HOME/dream/digests`) is deleted before each dream run (not timed); its time includes writing the digests "
-            "and the interpreter start.")
+            "and the interpreter start."
+        )
         add("")
         add("| run | grep (4 sets): wall | cpu | dream signals: wall | cpu | dream peak RSS |")
         add("|---|---|---|---|---|---|")
-        for i, (g, d) in enumerate(zip(cold["grep"], cold["dream"]), 1):
-            add(f"| {i} | {g['wall']:.2f} s | {g['cpu']:.2f} s | {d['wall']:.2f} s | {d['cpu']:.2f} s | "
-                f"{d['rss_kb'] / 1024:.0f} MiB |")
+        for i, (g, d) in enumerate(zip(cold["grep"], cold["dream"], strict=False), 1):
+            add(
+                f"| {i} | {g['wall']:.2f} s | {g['cpu']:.2f} s | {d['wall']:.2f} s | {d['cpu']:.2f} s | "
+                f"{d['rss_kb'] / 1024:.0f} MiB |"
+            )
         add("")
         g0 = cold["grep"][0]["sets"]
-        add("grep per set (run 1): " + "; ".join(f"{k} {v['wall']:.2f} s, {v['matching_lines']:,} lines"
-                                                 for k, v in g0.items())
-            + ". Most matching lines are whole request blobs and attachments: what the seed would then read.")
+        add(
+            "grep per set (run 1): "
+            + "; ".join(f"{k} {v['wall']:.2f} s, {v['matching_lines']:,} lines" for k, v in g0.items())
+            + ". Most matching lines are whole request blobs and attachments: what the seed would then read."
+        )
         add("")
         scan = cold["line_scan"]
-        add(f"Reference, not a target: the plainest Python line scan with a byte pre-filter (`LINE_SCAN` in run.py) "
+        add(
+            f"Reference, not a target: the plainest Python line scan with a byte pre-filter (`LINE_SCAN` in run.py) "
             f"takes {scan['wall']:.2f} s ({mb / scan['wall']:.0f} MB/s; cpu {scan.get('cpu', 0):.2f} s), "
-            f"{scan['wall'] / cold_g:.2f} × grep's wall time.")
+            f"{scan['wall'] / cold_g:.2f} × grep's wall time."
+        )
         add("")
         last = cold["dream"][-1]
-        add(f"dream's summary line: `{last['stderr'].splitlines()[-1] if last['stderr'] else ''}`; "
-            f"{last['stdout_lines']} signals printed.")
+        add(
+            f"dream's summary line: `{last['stderr'].splitlines()[-1] if last['stderr'] else ''}`; "
+            f"{last['stdout_lines']} signals printed."
+        )
         add("")
         add("### Gather, warm")
         add("")
@@ -857,37 +1028,49 @@ def render(r: dict[str, Any]) -> str:  # noqa: C901 - one long report, section b
         add("|---|---|---|")
         add(f"| nothing changed | {_runs(r['warm'])} (cpu {_runs(r['warm'], 'cpu')}) | {fmt_s(warm)} |")
         new_kb = r["plus1"][0]["new_session_bytes"] / 1e3
-        add(f"| one new session (~{new_kb:.0f} KB; a fresh one each run, removed after) | {_runs(r['plus1'])} "
-            f"(cpu {_runs(r['plus1'], 'cpu')}) | {fmt_s(plus1)} |")
-        add(f"| that session's digest alone, in-process (median of 5; ms) | {_runs(r['plus1'], 'parse_s', 1000, 0)} | {fmt_s(parse1)} |")
-        add(f"| loading the signal model (`load_model()`, once per run that builds a digest; ms) | "
-            f"{_runs(r['plus1'], 'model_load_s', 1000, 0)} | {fmt_s(model)} |")
+        add(
+            f"| one new session (~{new_kb:.0f} KB; a fresh one each run, removed after) | {_runs(r['plus1'])} "
+            f"(cpu {_runs(r['plus1'], 'cpu')}) | {fmt_s(plus1)} |"
+        )
+        add(
+            f"| that session's digest alone, in-process (median of 5; ms) | {_runs(r['plus1'], 'parse_s', 1000, 0)} | {fmt_s(parse1)} |"
+        )
+        add(
+            f"| loading the signal model (`load_model()`, once per run that builds a digest; ms) | "
+            f"{_runs(r['plus1'], 'model_load_s', 1000, 0)} | {fmt_s(model)} |"
+        )
         add("")
     if cons:
         add("### Consolidate (in-process, 1,000 signals)")
         add("")
         first = cons[sizes[0]]
-        add("Signals are built from the labelled messages of tests/data (every message with a label: "
+        add(
+            "Signals are built from the labelled messages of tests/data (every message with a label: "
             f"{first.get('distinct_texts', '?')} distinct texts, cycled with new ids and timestamps over the last 6.5 days, "
             "so some are restatements), against memories written by `make_home.write_memory` (grammar entries over the "
             "same tools and exclusive groups, ~3 % labelled sentences, dates over the last two years). `propose` is timed "
             "inside `build_plan`, which adds decide, edits, prune (the target has a digest; the window's words are those "
             "of the training messages) and the index. Up to "
             f"{max(len(cons[n]['build_plan_s']) for n in done) if done else 0} runs per size (fewer once a size passed "
-            "60 s); medians.")
+            "60 s); medians."
+        )
         add("")
-        add("| entries | load_memory | propose | build_plan | runs | proposals | entries targeted | refusals | pruned | worker peak RSS |")
+        add(
+            "| entries | load_memory | propose | build_plan | runs | proposals | entries targeted | refusals | pruned | worker peak RSS |"
+        )
         add("|---|---|---|---|---|---|---|---|---|---|")
         for n in sizes:
             c = cons[n]
             if n not in done:
                 add(f"| {n:,} | | | {t(n, plan_m)} | 0 | | | | | {c['worker_rss_kb'] / 1024:.0f} MiB |")
                 continue
-            add(f"| {c['entries']:,} | {fmt_s(c['load_memory_s'])} | {fmt_s(prop_m[n])} | {fmt_s(plan_m[n])} | "
+            add(
+                f"| {c['entries']:,} | {fmt_s(c['load_memory_s'])} | {fmt_s(prop_m[n])} | {fmt_s(plan_m[n])} | "
                 f"{len(c['build_plan_s'])} | {', '.join(f'{k} {v}' for k, v in sorted(c['proposals'].items()))} | "
                 f"{c.get('targeted_entries', '?')} | "
                 f"{', '.join(f'{k} {v}' for k, v in sorted(c['refusals'].items()))} | {c['pruned']} | "
-                f"{c['worker_rss_kb'] / 1024:.0f} MiB |")
+                f"{c['worker_rss_kb'] / 1024:.0f} MiB |"
+            )
         add("")
     if full:
         add("### Full run (`run --dry-run` over the whole home)")
@@ -896,8 +1079,10 @@ def render(r: dict[str, Any]) -> str:  # noqa: C901 - one long report, section b
         add("|---|---|---|---|---|")
         for label in ("warm", "cold"):
             d = full[label]
-            add(f"| {'present' if label == 'warm' else 'deleted'} | {d['wall']:.2f} s | {d.get('cpu', 0):.2f} s | "
-                f"{d['rss_kb'] / 1024:.0f} MiB | {d['rc']} |")
+            add(
+                f"| {'present' if label == 'warm' else 'deleted'} | {d['wall']:.2f} s | {d.get('cpu', 0):.2f} s | "
+                f"{d['rss_kb'] / 1024:.0f} MiB | {d['rc']} |"
+            )
         add("")
         if full["warm"].get("summary"):
             add("```")
@@ -940,30 +1125,44 @@ def render(r: dict[str, Any]) -> str:  # noqa: C901 - one long report, section b
             add("")
     add("## Commands")
     add("")
-    add(f"HOME is `{r.get('home_path')}`; PY is `{PY}`. dream runs from a copy of the working tree's `dream/` taken "
+    add(
+        f"HOME is `{r.get('home_path')}`; PY is `{PY}`. dream runs from a copy of the working tree's `dream/` taken "
         f"at the start (`bench/out/src/dream`, sha256 of its files {r.get('snapshot', {}).get('sha256', '?')}): every "
         "dream command and worker runs with that folder as cwd and PYTHONPATH, so edits made to the tree during the "
-        f"benchmark do not leak in. Total benchmark time: {r.get('total_s', 0) / 60:.0f} min.")
+        f"benchmark do not leak in. Total benchmark time: {r.get('total_s', 0) / 60:.0f} min."
+    )
     add("")
     for label, cmd in r["commands"]:
-        add(f"- {label}: `{cmd.replace(PY, 'PY').replace(str(r.get('home_path_abs', '')), 'HOME') if r.get('home_path_abs') else cmd.replace(PY, 'PY')}`")
+        add(
+            f"- {label}: `{cmd.replace(PY, 'PY').replace(str(r.get('home_path_abs', '')), 'HOME') if r.get('home_path_abs') else cmd.replace(PY, 'PY')}`"
+        )
     add("")
     return "\n".join(L)
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--quick", action="store_true", help="a ~50 MB home: a smoke run in about a minute")
     parser.add_argument("--home", type=Path, help="reuse a home made by bench/make_home.py")
-    parser.add_argument("--keep-home", action="store_true", help="do not delete the generated home at the end")
+    parser.add_argument(
+        "--keep-home", action="store_true", help="do not delete the generated home at the end"
+    )
     parser.add_argument("--results", type=Path, help="where to write the results (Markdown)")
     parser.add_argument("--profile", action="store_true", help="also profile the slow parts (cProfile)")
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--hook-runs", type=int, default=50)
-    parser.add_argument("--consolidate-timeout", type=float, default=1800,
-                        help="give up on a consolidate size after this many seconds (default 1800)")
+    parser.add_argument(
+        "--consolidate-timeout",
+        type=float,
+        default=1800,
+        help="give up on a consolidate size after this many seconds (default 1800)",
+    )
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--skip", default="", help="comma list of steps to skip: consolidate,hook,startup,run")
+    parser.add_argument(
+        "--skip", default="", help="comma list of steps to skip: consolidate,hook,startup,run"
+    )
     # internal: child-process workers
     parser.add_argument("--consolidate-worker", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--signals", type=int, default=1000, help=argparse.SUPPRESS)

@@ -1140,6 +1140,13 @@ def render(r: dict[str, Any]) -> str:
     return "\n".join(L)
 
 
+def scrub_paths(text: str) -> str:
+    """Results are committed: no machine paths in them, only paths relative to the repository."""
+    real = os.path.realpath(sys.executable)
+    text = text.replace(real, f"python{sys.version_info.major}.{sys.version_info.minor}")
+    return text.replace(str(REPO) + "/", "").replace(str(REPO), ".")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -1208,7 +1215,7 @@ def main(argv: list[str] | None = None) -> None:
             bench.log(f"deleted {home}")
     bench.r["total_s"] = time.perf_counter() - started
     bench.r["load_end"] = " ".join(f"{x:.1f}" for x in os.getloadavg())
-    results.write_text(render(bench.r), encoding="utf-8")
+    results.write_text(scrub_paths(render(bench.r)), encoding="utf-8")
     bench.log(f"wrote {results} ({bench.r['total_s']:.0f} s in all)")
 
 

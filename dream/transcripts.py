@@ -378,7 +378,7 @@ def read_openclaw_session(
 
 
 _DAILY_LOG_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
-# The agent writes daily logs in the third person ("Rowan corrected me: use uv"). What follows
+# The agent writes daily logs in the third person ("<name> corrected me: use uv"). What follows
 # such a lead-in is the person's statement; lines without one are the agent's own notes.
 _REPORTED_SPEECH = re.compile(
     r"^\s*(?:[-*]\s+)?(?:\*\*)?(?:\d{1,2}:\d{2}\s*[-–—]?\s*)?"

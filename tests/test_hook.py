@@ -28,7 +28,8 @@ from dream.paths import Paths, project_slug, resolve_paths
 REPO = Path(__file__).resolve().parent.parent
 HOOK = REPO / "hooks" / "should-dream"
 SESSION_START = REPO / "hooks" / "session-start"
-FIXTURES = REPO.parent / "shared" / "fixtures" / "claude-code-2.1.328"
+# The real payloads, copied from ../shared/fixtures into the repository (tests/fixtures).
+FIXTURES = REPO / "tests" / "fixtures" / "claude-code-2.1.328"
 PYTHON = os.path.realpath(sys.executable)
 HOUR = 3600.0
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from dream.errors import DreamError, VerificationError
+from dream.errors import VerificationError
 from dream.fsio import (
     MemoryLock,
     Snapshot,
@@ -118,6 +118,3 @@ def _raise_if_failed(checks: list[Check]) -> None:
 
 def new_run_id() -> str:
     return time.strftime("%Y%m%dT%H%M%S", time.gmtime()) + f"-{int(time.time() * 1000) % 1000:03d}"
-
-
-__all__ = ["ApplyResult", "DreamError", "apply_plan", "new_run_id"]

@@ -15,8 +15,6 @@ from typing import TYPE_CHECKING
 from dream import defaults
 from dream.config import Config
 from dream.memory import (
-    ARCHIVE,
-    INDEX,
     TOPIC_DESCRIPTION,
     TOPIC_FILES,
     Entry,
@@ -354,6 +352,3 @@ def _render(
         if unchanged == memory.index.lines:
             return unchanged
     return _assemble(today.isoformat(), quick, rows, kept)
-
-
-__all__ = ["ARCHIVE", "INDEX", "IndexResult", "build_index"]

@@ -94,7 +94,3 @@ def neutralise(text: str) -> tuple[str, tuple[str, ...]]:
     if _OVERRIDE.search(text):
         reasons.append("instruction-override")
     return " ".join(text.split()), tuple(reasons)
-
-
-def is_unsafe(text: str) -> bool:
-    return bool(neutralise(text)[1])

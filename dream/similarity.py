@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -525,10 +524,3 @@ class TermIndex:
                 for member in group - {term}:
                     found.update(self._positive.get(member, ()))
         return found
-
-
-def all_terms(texts: Iterable[str]) -> set[str]:
-    out: set[str] = set()
-    for text in texts:
-        out |= content_terms(text)
-    return out

@@ -201,7 +201,8 @@ class Session:
         failure = self._mark_dreamt(target)
         if failure:
             report.status, report.failures = "failed", [failure]
-        self._save_state(target, plan, review)
+        assert applied.after is not None  # a successful apply always read what it wrote
+        self._save_state(target, plan, review, applied.after)
         save_report_row(
             self.paths.reports_dir, self.paths.state_key(target.memory_dir), _report_row(run_id, report)
         )
@@ -214,7 +215,7 @@ class Session:
             return {}
         return {key: trigger.sessions_seen(self.paths, key) for key in keys}
 
-    def _save_state(self, target: Target, plan: Any, review: ReviewState) -> None:
+    def _save_state(self, target: Target, plan: Any, review: ReviewState, after: Memory) -> None:
         from dream.fsio import atomic_write_text
         from dream.plan import PENDING
         from dream.review import proposal_to_json
@@ -227,7 +228,6 @@ class Session:
         path = self.review_path(target.memory_dir)
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(path, json.dumps(review.to_json(), ensure_ascii=False, indent=1))
-        after = _load_memory(plan.memory.paths, target.memory_type)
         entries_path = self._entries_path(target.memory_dir)
         entries_path.parent.mkdir(parents=True, exist_ok=True)
         cwd = target.cwd or self._recorded_cwd(target.memory_dir)

@@ -40,6 +40,8 @@ class ApplyResult:
     snapshot: Snapshot | None = None
     replanned: bool = False
     checks: list[Check] = field(default_factory=list)
+    # The memory as it is on disk after the run (what verification read).
+    after: Memory | None = None
 
 
 def _project_root_backup(paths: MemoryPaths, memory: Memory, today: date) -> Path | None:
@@ -78,6 +80,7 @@ def apply_plan(
         before = plan.expected_keys()
         if not plan.changes:
             result.checks = verify_memory(plan.memory, before)
+            result.after = plan.memory
             _raise_if_failed(result.checks)
             refresh_native_lock(paths)
             return result
@@ -97,8 +100,8 @@ def apply_plan(
                     change.path.parent.mkdir(parents=True, exist_ok=True)
                     atomic_write_bytes(change.path, change.new, mode=change.mode)
                 result.written.append(change.rel)
-            after = load_memory(paths, memory_type)
-            result.checks = verify_memory(after, before)
+            result.after = load_memory(paths, memory_type)
+            result.checks = verify_memory(result.after, before)
             _raise_if_failed(result.checks)
         except BaseException:
             restore_snapshot(result.snapshot, paths.memory_dir)

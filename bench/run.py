@@ -341,14 +341,20 @@ def consolidate_worker(entries: int, signals: int, seed: int, reps: int, profile
         terms = set()
         for message in make_home.train_messages():
             terms.update(re.findall(r"[a-z][a-z0-9+#.-]{2,29}", message["text"].lower()))
-        digest = Digest("bench", "bench", "bench", [0, 0, ""], None, None, now.isoformat(), 1, [], [])
+        digest = Digest(
+            "bench",
+            "bench",
+            "bench",
+            [0, 0, 0, 0],
+            None,
+            None,
+            now.isoformat(),
+            1,
+            [],
+            " ".join(sorted(terms)),
+        )
         target = Target(
-            "-home-bench-src-billing-service",
-            memory_dir,
-            "native",
-            digests=[digest],
-            signals=found,
-            terms=terms,
+            "-home-bench-src-billing-service", memory_dir, "native", digests=[digest], signals=found
         )
         config = Config()
         # build_plan calls propose once: time that call from inside, so one build_plan gives both.
@@ -423,7 +429,7 @@ def parse_one_worker(path: str, reps: int) -> None:
 
     file = Path(path)
     info = file.stat()
-    source = SessionSource(file, CLAUDE, file.parent.name, file.stem, info.st_size, info.st_mtime)
+    source = SessionSource(str(file), CLAUDE, file.parent.name, file.stem, info.st_size, info.st_mtime)
     from dream.model import load_model
 
     start = time.perf_counter()

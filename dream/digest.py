@@ -1,9 +1,13 @@
 """Per-session digests: the signals of one session, cached while its file is unchanged.
 
-A heavy user has thousands of sessions; a dream must cost what the new ones cost. A digest is
-keyed by the session file's size, mtime and the identity of its last event, and by the digest
-format (which includes the model version), so a changed file or a new model rebuilds it. The
-cache holds only redacted text.
+A heavy user has thousands of sessions; a dream must cost what the new ones cost. The cache is
+one pack per evidence folder (`<claude>/dream/digests/<folder>.json`), so a run with nothing new
+reads fifty files, not thousands. A session's entry is keyed by its file's stat (size, mtime_ns,
+ctime_ns, inode: git's test for an unchanged file; a rewrite that restores the mtime still moves
+the ctime), and a pack by the digest format, which includes the model version, so a changed file
+or a new model rebuilds it. A pack rewritten drops the entries of deleted sessions and of those
+older than the window, so it stays the size of the window, not of the history. The cache holds
+only redacted text.
 """
 
 from __future__ import annotations
@@ -12,26 +16,26 @@ import contextlib
 import json
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from dream import defaults
-from dream.discover import CLAUDE, OPENCLAW_LOG, SessionSource
+from dream.discover import CLAUDE, OPENCLAW_LOG, SessionSource, stat_key
 from dream.model import MODEL_VERSION, load_model
 from dream.paths import Paths
 from dream.signals import Signal, extract_signals
 from dream.transcripts import (
     ReadStats,
     UserMessage,
-    file_signature,
     read_claude_transcript,
     read_daily_log,
     read_openclaw_session,
 )
 
-DIGEST_FORMAT = 2
+DIGEST_FORMAT = 3
 _TERM = re.compile(r"[a-z][a-z0-9+#.-]{2,29}")
 MAX_TERMS = 4000
 
@@ -41,46 +45,46 @@ class Digest:
     session_id: str
     path: str
     folder: str
-    signature: list[Any]
+    # The source's stat key when it was read (see discover.stat_key).
+    signature: list[int]
     cwd: str | None
     first_timestamp: str | None
     last_timestamp: str | None
     message_count: int
     signals: list[Signal]
-    # Words the person used in this session (redacted first): what prune counts as a reference.
-    terms: list[str]
+    # Words the person used in this session (redacted first, space-separated): what prune counts
+    # as a reference. Kept as one string: only prune splits it, and most runs never prune.
+    terms: str
     skipped: dict[str, int] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_row(self) -> dict[str, Any]:
+        """The pack entry: the path and folder are the pack's keys, terms one string."""
         return {
-            "format": _format_id(),
             "session_id": self.session_id,
-            "path": self.path,
-            "folder": self.folder,
             "signature": self.signature,
             "cwd": self.cwd,
             "first_timestamp": self.first_timestamp,
             "last_timestamp": self.last_timestamp,
             "message_count": self.message_count,
-            "signals": [s.to_json() for s in self.signals],
+            "signals": [s.to_row() for s in self.signals],
             "terms": self.terms,
             "skipped": self.skipped,
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Digest:
+    def from_row(cls, path: str, folder: str, row: dict[str, Any]) -> Digest:
         return cls(
-            session_id=data["session_id"],
-            path=data["path"],
-            folder=data["folder"],
-            signature=list(data["signature"]),
-            cwd=data.get("cwd"),
-            first_timestamp=data.get("first_timestamp"),
-            last_timestamp=data.get("last_timestamp"),
-            message_count=int(data.get("message_count", 0)),
-            signals=[Signal.from_json(s) for s in data.get("signals", [])],
-            terms=list(data.get("terms", [])),
-            skipped=dict(data.get("skipped", {})),
+            session_id=str(row["session_id"]),
+            path=path,
+            folder=folder,
+            signature=[int(n) for n in row["signature"]],
+            cwd=row.get("cwd"),
+            first_timestamp=row.get("first_timestamp"),
+            last_timestamp=row.get("last_timestamp"),
+            message_count=int(row.get("message_count", 0)),
+            signals=[Signal.from_row(folder, s) for s in row.get("signals", [])],
+            terms=str(row.get("terms", "")),
+            skipped={str(k): int(v) for k, v in row.get("skipped", {}).items()},
         )
 
 
@@ -88,8 +92,9 @@ def _format_id() -> str:
     return f"{DIGEST_FORMAT}/{MODEL_VERSION}"
 
 
-def digest_path(paths: Paths, source: SessionSource) -> Path:
-    return paths.digests_dir / source.folder / f"{source.kind}-{source.session_id}.json"
+def pack_path(paths: Paths, folder: str) -> Path:
+    """The cache file of one evidence folder (`projects/<slug>`, or a layout's own name)."""
+    return paths.digests_dir / f"{folder}.json"
 
 
 def _cap_per_category(signals: list[Signal]) -> list[Signal]:
@@ -112,18 +117,19 @@ def _messages(source: SessionSource, stats: ReadStats) -> list[UserMessage]:
 
 
 def build_digest(source: SessionSource, project: str, stats: ReadStats) -> Digest | None:
-    signature = file_signature(source.path)
-    if signature is None:
+    """The digest of one session file; None when it cannot be opened (named in `stats`)."""
+    signature = source.stat_key
+    if signature == (0, 0, 0, 0):  # a source made by hand, not by discover
         try:
-            source.path.open("rb").close()
-            reason = "vanished or unreadable"
+            signature = stat_key(os.stat(source.path))
         except OSError as exc:
-            reason = exc.strerror or exc.__class__.__name__
-        stats.unreadable.append((str(source.path), reason))
-        return None
+            stats.unreadable.append((source.location, exc.strerror or exc.__class__.__name__))
+            return None
     local = ReadStats()
     messages = _messages(source, local)
     stats.add(local)
+    if local.files == 0:
+        return None  # never opened: `_messages` named it in `unreadable`
     signals: list[Signal] = []
     terms: set[str] = set()
     from dream.redact import redact
@@ -137,7 +143,7 @@ def build_digest(source: SessionSource, project: str, stats: ReadStats) -> Diges
     stamps = sorted(m.timestamp for m in messages)
     return Digest(
         session_id=messages[0].session_id if messages else source.session_id,
-        path=str(source.path),
+        path=source.location,
         folder=source.folder,
         signature=list(signature),
         cwd=cwd,
@@ -145,7 +151,7 @@ def build_digest(source: SessionSource, project: str, stats: ReadStats) -> Diges
         last_timestamp=stamps[-1].isoformat() if stamps else None,
         message_count=len(messages),
         signals=_cap_per_category(signals),
-        terms=sorted(terms)[:MAX_TERMS],
+        terms=" ".join(sorted(terms)[:MAX_TERMS]),
         skipped={
             "malformed": local.malformed_lines,
             "oversized": local.oversized_lines,
@@ -164,29 +170,38 @@ class DigestStats:
     cache_errors: list[str] = field(default_factory=list)
 
 
-def load_cached(paths: Paths, source: SessionSource) -> Digest | None:
-    """The cached digest when it still describes this exact file; None otherwise."""
-    cache = digest_path(paths, source)
+@dataclass
+class _Pack:
+    """One folder's cache file, as read: its entries by source path."""
+
+    path: Path
+    rows: dict[str, dict[str, Any]]
+    # The file existed and could be used; a corrupt or outdated one is replaced.
+    valid: bool
+
+
+def _load_pack(paths: Paths, folder: str) -> _Pack:
+    path = pack_path(paths, folder)
     try:
-        data = json.loads(cache.read_text(encoding="utf-8"))
+        data = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        return _Pack(path, {}, valid=True)
     except (OSError, ValueError):
-        return None
+        return _Pack(path, {}, valid=False)
     if not isinstance(data, dict) or data.get("format") != _format_id():
-        return None
-    # Cheap checks first (stat), then the tail hash that catches a same-size rewrite.
-    if data.get("signature", [None, None])[:2] != [source.size, int(source.mtime * 1e9)]:
-        try:
-            info = os.stat(source.path)
-        except OSError:
-            return None
-        if data["signature"][:2] != [info.st_size, info.st_mtime_ns]:
-            return None
-    signature = file_signature(source.path)
-    if signature is None or list(signature) != data["signature"]:
+        return _Pack(path, {}, valid=False)
+    rows = data.get("sessions")
+    return _Pack(path, rows, valid=True) if isinstance(rows, dict) else _Pack(path, {}, valid=False)
+
+
+def _cached(pack: _Pack, source: SessionSource) -> Digest | None:
+    """The cached digest when it still describes this exact file; None otherwise."""
+    row = pack.rows.get(source.location)
+    if not isinstance(row, dict) or row.get("signature") != list(source.stat_key):
         return None
     try:
-        return Digest.from_json(data)
-    except (KeyError, TypeError, ValueError):
+        return Digest.from_row(source.location, source.folder, row)
+    except (KeyError, TypeError, ValueError, AttributeError):
         return None
 
 
@@ -210,44 +225,105 @@ def _build_chunk(chunk: list[SessionSource]) -> list[tuple[Digest | None, ReadSt
     return results
 
 
+def _build_all(to_build: list[SessionSource]) -> list[tuple[Digest | None, ReadStats]]:
+    workers = min(os.cpu_count() or 1, 4)
+    if len(to_build) < PARALLEL_MIN_SESSIONS or workers < 2 or not _can_fork():
+        return _build_chunk(to_build)
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # Loaded once here, inherited by the forked workers: the model and the compiled patterns.
+    load_model()
+    import dream.features
+    import dream.redact
+    import dream.safety
+    import dream.sentences  # noqa: F401
+
+    size = max(1, min(32, len(to_build) // (workers * 4)))
+    chunks = [to_build[i : i + size] for i in range(0, len(to_build), size)]
+    built: list[tuple[Digest | None, ReadStats]] = []
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        for part in pool.map(_build_chunk, chunks):
+            built.extend(part)
+    return built
+
+
 def get_digests(
-    paths: Paths, sources: list[SessionSource], stats: ReadStats, dstats: DigestStats, *, write: bool
+    paths: Paths,
+    sources: list[SessionSource],
+    stats: ReadStats,
+    dstats: DigestStats,
+    *,
+    write: bool,
+    keep_since: datetime | None = None,
 ) -> list[tuple[SessionSource, Digest]]:
-    """Digests of all sources: cached ones reused, the rest parsed, on every core when many."""
+    """Digests of all sources: cached ones reused, the rest parsed, on every core when many.
+
+    With `write`, each folder's pack that changed is rewritten; it keeps the entries of this
+    run's sources and of other sessions that still exist and were written since `keep_since`.
+    """
+    packs: dict[str, _Pack] = {}
     found: list[tuple[SessionSource, Digest | None]] = []
     to_build: list[SessionSource] = []
     for source in sources:
-        cached = load_cached(paths, source)
+        if source.folder not in packs:
+            packs[source.folder] = _load_pack(paths, source.folder)
+        cached = _cached(packs[source.folder], source)
         if cached is not None:
             dstats.reused += 1
             found.append((source, cached))
         else:
             to_build.append(source)
-    built: list[tuple[Digest | None, ReadStats]] = []
-    workers = min(os.cpu_count() or 1, 4)
-    if len(to_build) >= PARALLEL_MIN_SESSIONS and workers > 1 and _can_fork():
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        load_model()  # loaded once here, inherited by the forked workers
-        size = max(1, min(32, len(to_build) // (workers * 4)))
-        chunks = [to_build[i : i + size] for i in range(0, len(to_build), size)]
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-            for part in pool.map(_build_chunk, chunks):
-                built.extend(part)
-    else:
-        built = _build_chunk(to_build)
+    built = _build_all(to_build)
+    fresh: dict[str, dict[str, dict[str, Any]]] = {}
     for source, (digest, local) in zip(to_build, built, strict=True):
         stats.add(local)
         if digest is None:
             continue
         dstats.built += 1
-        if write:
-            _store(paths, source, digest, dstats)
+        fresh.setdefault(source.folder, {})[source.location] = digest.to_row()
         found.append((source, digest))
+    if write:
+        seen = {source.location for source in sources}
+        for folder, pack in packs.items():
+            _rewrite_pack(pack, fresh.get(folder, {}), seen, keep_since, dstats)
     order = {id(source): i for i, source in enumerate(sources)}
     found.sort(key=lambda item: order[id(item[0])])
     return [(source, digest) for source, digest in found if digest is not None]
+
+
+def _rewrite_pack(
+    pack: _Pack,
+    fresh: dict[str, dict[str, Any]],
+    seen: set[str],
+    keep_since: datetime | None,
+    dstats: DigestStats,
+) -> None:
+    """Write a folder's pack when something in it changed: new digests, or entries to drop."""
+    cutoff_ns = int(keep_since.timestamp() * 1e9) if keep_since is not None else None
+    rows = dict(pack.rows)
+    dropped = 0
+    for key, row in pack.rows.items():
+        if key in seen or key in fresh:
+            continue
+        # A session this run did not look at: kept while it exists and is young enough that
+        # a run with a wider window would need it.
+        signature = row.get("signature") if isinstance(row, dict) else None
+        young = cutoff_ns is None or (
+            isinstance(signature, list) and len(signature) > 1 and signature[1] >= cutoff_ns
+        )
+        if not young or not os.path.exists(key):
+            del rows[key]
+            dropped += 1
+    dstats.dropped += dropped
+    if not fresh and not dropped and pack.valid:
+        return
+    rows.update(fresh)
+    if not rows:
+        with contextlib.suppress(FileNotFoundError):
+            pack.path.unlink()
+        return
+    _store(pack.path, {"format": _format_id(), "sessions": rows}, dstats)
 
 
 def _can_fork() -> bool:
@@ -257,67 +333,53 @@ def _can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods() and os.environ.get("DREAM_WORKERS") != "1"
 
 
-def _store(paths: Paths, source: SessionSource, digest: Digest, dstats: DigestStats) -> None:
-    # Replaced atomically but not fsynced: a cache lost in a crash is rebuilt, and fsync per
-    # session would cost more than parsing the session again.
-    target = digest_path(paths, source)
+def _store(target: Path, data: dict[str, Any], dstats: DigestStats) -> None:
+    # Replaced atomically but not fsynced: a cache lost in a crash is rebuilt, and an fsync
+    # would cost more than parsing the sessions again.
     temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        temp.write_text(
-            json.dumps(digest.to_json(), ensure_ascii=False, separators=(",", ":")), encoding="utf-8"
-        )
+        temp.write_bytes(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
         os.replace(temp, target)
-    except OSError as exc:  # a cache that cannot be written only costs speed next time
-        dstats.cache_errors.append(f"{target}: {exc.strerror or exc}")
+    except (OSError, UnicodeEncodeError) as exc:  # a cache that cannot be written only costs speed
+        dstats.cache_errors.append(f"{target}: {getattr(exc, 'strerror', None) or exc}")
         with contextlib.suppress(OSError):
             temp.unlink()
 
 
-def _listing(folder: Path) -> set[str]:
+def drop_orphans(
+    paths: Paths, dstats: DigestStats, *, handled: Iterable[str] = (), keep_since: datetime | None = None
+) -> None:
+    """Trim the packs this run did not load (`handled` are those `get_digests` kept up to date).
+
+    A pack whose folder is gone is removed; any other loses the entries of deleted sessions and
+    of those older than `keep_since`. Caches of the older per-session format are removed.
+    """
+    done = set(handled)
     try:
-        return set(os.listdir(folder))
-    except OSError:
-        return set()
-
-
-def _session_exists(name: str, cache: Path, transcripts: set[str]) -> bool:
-    """Whether the session a digest describes still exists, by its name where that suffices."""
-    prefix = f"{CLAUDE}-"
-    if name.startswith(prefix) and name.endswith(".json"):
-        return name[len(prefix) : -len(".json")] + ".jsonl" in transcripts
-    try:
-        data = json.loads(cache.read_text(encoding="utf-8"))
-        return os.path.exists(data["path"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return False
-
-
-def drop_orphans(paths: Paths, dstats: DigestStats) -> None:
-    """Remove digests of sessions whose file was deleted, in every folder of the cache."""
-    try:
-        folders = os.listdir(paths.digests_dir)
+        entries = list(os.scandir(paths.digests_dir))
     except OSError:
         return
-    for folder in folders:
-        directory = paths.digests_dir / folder
-        try:
-            names = os.listdir(directory)
-        except OSError:
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            import shutil
+
+            # Per-session files of digest format 2: superseded by the packs.
+            shutil.rmtree(entry.path, ignore_errors=True)
             continue
-        base = paths.projects_dir / folder
-        # One listing per folder instead of a stat per digest: warm runs stay cheap.
-        transcripts = _listing(base) | _listing(base / "sessions")
-        for name in names:
-            cache = directory / name
-            if name.startswith(".") or _session_exists(name, cache, transcripts):
-                continue
+        if not entry.name.endswith(".json") or entry.name.startswith("."):
+            continue
+        folder = entry.name[: -len(".json")]
+        if folder in done:
+            continue
+        if not (paths.projects_dir / folder).is_dir():
             with contextlib.suppress(OSError):
-                cache.unlink()
+                os.unlink(entry.path)
                 dstats.dropped += 1
+            continue
+        _rewrite_pack(_load_pack(paths, folder), {}, set(), keep_since, dstats)
 
 
-def in_window(signal: Signal, since: datetime | None) -> bool:
-    if since is None:
-        return True
-    return signal.timestamp >= since.isoformat().replace("+00:00", "Z")
+def window_start_text(since: datetime) -> str:
+    """The window's start as signal timestamps are written: compared as text, they sort by time."""
+    return since.isoformat().replace("+00:00", "Z")

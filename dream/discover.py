@@ -19,13 +19,22 @@ OPENCLAW_LOG = "openclaw-log"
 class SessionSource:
     """One file of evidence: a transcript, an OpenClaw session, or an OpenClaw daily log."""
 
-    path: Path
+    # The file's path as text: a warm run only compares it with the digest cache's keys, and a
+    # Path object per session costs a tenth of such a run.
+    location: str
     kind: str
     # The folder the file sits in: `projects/<slug>` for Claude Code, the layout's own name else.
     folder: str
     session_id: str
     size: int
     mtime: float
+    # (size, mtime_ns, ctime_ns, inode), taken before the file is read: what the digest cache
+    # compares, as git does for its index. A rewrite that restores the mtime still moves the ctime.
+    stat_key: tuple[int, int, int, int] = (0, 0, 0, 0)
+
+    @property
+    def path(self) -> Path:
+        return Path(self.location)
 
 
 def _scan_jsonl(folder: Path, stats: ReadStats) -> list[os.DirEntry[str]]:
@@ -55,8 +64,18 @@ def _source(entry: os.DirEntry[str], kind: str, folder: str, stats: ReadStats) -
         stats.unreadable.append((entry.path, exc.strerror or "cannot stat"))
         return None
     return SessionSource(
-        Path(entry.path), kind, folder, entry.name[: -len(".jsonl")], info.st_size, info.st_mtime
+        entry.path,
+        kind,
+        folder,
+        os.path.splitext(entry.name)[0],
+        info.st_size,
+        info.st_mtime,
+        stat_key(info),
     )
+
+
+def stat_key(info: os.stat_result) -> tuple[int, int, int, int]:
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 
 def claude_sessions(
@@ -122,7 +141,7 @@ def openclaw_sources(
             source = _source(entry, OPENCLAW_SESSION, "openclaw", stats)
             if source and (mtime_cutoff is None or source.mtime >= mtime_cutoff):
                 sources.append(source)
-    return sorted(sources, key=lambda s: str(s.path))
+    return sorted(sources, key=lambda s: s.location)
 
 
 def project_root_folders(paths: Paths, project: Path) -> set[str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from dream.sentences import QUOTE_PLACEHOLDER
@@ -119,6 +120,8 @@ def _required_literals(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
     cue with 70 alternatives costs ~70 µs a sentence; a substring check for these fragments
     first costs a few. Derived from the pattern itself, so the gate can never disagree with it.
     """
+    if pattern.flags & re.IGNORECASE:
+        return None
     try:
         from re import _constants as codes  # type: ignore[attr-defined]
         from re import _parser as parser  # type: ignore[attr-defined]
@@ -126,44 +129,113 @@ def _required_literals(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
         import sre_constants as codes
         import sre_parse as parser
 
-    def longest_run(items: list[Any]) -> str:
-        best = current = ""
+    def better(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] | None:
+        # The requirement that filters best: longest shortest fragment, then fewest fragments.
+        if a is None or b is None:
+            return a or b
+        return max(a, b, key=lambda req: (min(map(len, req)), -len(req)))
+
+    def sequence(items: list[Any]) -> frozenset[str] | None:
+        best: frozenset[str] | None = None
+        run = ""
         for op, value in items:
             if op is codes.LITERAL:
-                current += chr(value)
+                run += chr(value)
                 continue
-            best, current = max(best, current, key=len), ""
+            if run:
+                best, run = better(best, frozenset([run])), ""
             if op is codes.SUBPATTERN:
-                best = max(best, longest_run(list(value[-1])), key=len)
-        return max(best, current, key=len)
+                if not value[1] & re.IGNORECASE:  # an inline (?i:…) is not a literal
+                    best = better(best, sequence(list(value[-1])))
+            elif op is codes.BRANCH:
+                best = better(best, branch(value[1]))
+            elif op in (codes.MAX_REPEAT, codes.MIN_REPEAT) and value[0] >= 1:
+                best = better(best, sequence(list(value[2])))
+        return better(best, frozenset([run])) if run else best
+
+    def branch(alternatives: list[Any]) -> frozenset[str] | None:
+        found: set[str] = set()
+        for alternative in alternatives:
+            requirement = sequence(list(alternative))
+            if requirement is None:
+                return None
+            found |= requirement
+        return frozenset(found)
 
     try:
-        tree = list(parser.parse(pattern.pattern, pattern.flags))
-        alternatives = tree[0][1][1] if len(tree) == 1 and tree[0][0] is codes.BRANCH else [tree]
-        fragments = [longest_run(list(alternative)) for alternative in alternatives]
+        requirement = sequence(list(parser.parse(pattern.pattern, pattern.flags)))
     except Exception:  # an internal API changed: fall back to running the regex always
         return None
-    if any(len(fragment) < 2 for fragment in fragments):
+    if requirement is None or min(map(len, requirement)) < 2:
         return None
-    return tuple(sorted(set(fragments)))
+    # A fragment that contains another is implied by it.
+    kept = {f for f in requirement if not any(g != f and g in f for g in requirement)}
+    return tuple(sorted(kept))
 
 
-def _gate(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
-    fragments = _required_literals(pattern)
-    if fragments is None:
-        return None
-    # Plain literals, no `\\b`: the engine skips positions by first character.
-    return re.compile("|".join(re.escape(f) for f in sorted(fragments, key=len, reverse=True)))
+def _trie_pattern(words: Iterable[str]) -> str:
+    """A regex matching any of the words, factored by common prefix so the engine tries a
+    handful of first characters at each position instead of every word; longest match first."""
+    trie: dict[str, Any] = {}
+    for word in words:
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def emit(node: dict[str, Any]) -> str:
+        branches = [re.escape(char) + emit(child) for char, child in sorted(node.items()) if char]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if "" in node else body
+
+    return emit(trie)
 
 
-_GATES = {name: _gate(rx) for name, rx in CUES.items()}
+class _CueScanner:
+    """Which cue groups may be present in a sentence, from one pass over it.
+
+    Each cue's regex is run only when one of its required fragments (`_required_literals`)
+    occurs; one lookahead scan finds every fragment that starts at each position, instead of a
+    search per cue. Cues without fragments are always run.
+    """
+
+    def __init__(self, cues: dict[str, re.Pattern[str]]) -> None:
+        by_fragment: dict[str, set[str]] = {}
+        always = []
+        for name, pattern in cues.items():
+            fragments = _required_literals(pattern)
+            if fragments is None:
+                always.append(name)
+            for fragment in fragments or ():
+                by_fragment.setdefault(fragment, set()).add(name)
+        self.always = frozenset(always)
+        # The scan reports the longest fragment at a position; the shorter ones found there
+        # are its prefixes, so each fragment stands for the cues of all its prefixes.
+        self.implied = {
+            fragment: frozenset().union(
+                *(names for other, names in by_fragment.items() if fragment.startswith(other))
+            )
+            for fragment in by_fragment
+        }
+        self.scan = re.compile(f"(?=({_trie_pattern(by_fragment)}))") if by_fragment else None
+
+    def candidates(self, lowered: str) -> set[str]:
+        found = set(self.always)
+        if self.scan is not None:
+            for match in self.scan.finditer(lowered):
+                found |= self.implied[match[1]]
+        return found
 
 
-def _cue_present(name: str, lowered: str) -> bool:
-    gate = _GATES[name]
-    if gate is not None and gate.search(lowered) is None:
-        return False
-    return CUES[name].search(lowered) is not None
+_SCANNER = _CueScanner(CUES)
+
+
+def cues_present(lowered: str) -> list[str]:
+    """Names of the cue groups whose regex matches the lowercased sentence, in CUES order."""
+    candidates = _SCANNER.candidates(lowered)
+    return [name for name in _CUE_NAMES if name in candidates and CUES[name].search(lowered)]
 
 
 def tokens(sentence: str) -> list[str]:
@@ -178,6 +250,13 @@ def tokens(sentence: str) -> list[str]:
 
 def sentence_features(sentence: str, message_is_question: bool, sentence_count: int) -> list[str]:
     """Feature names present in one sentence (binary features)."""
+    return analyse_sentence(sentence, message_is_question, sentence_count)[0]
+
+
+def analyse_sentence(
+    sentence: str, message_is_question: bool, sentence_count: int
+) -> tuple[list[str], tuple[str, ...]]:
+    """The sentence's features, and the names of the cue groups present in it."""
     lowered = sentence.lower().strip()
     words = tokens(lowered)
     feats = ["bias"]
@@ -187,7 +266,7 @@ def sentence_features(sentence: str, message_is_question: bool, sentence_count: 
         feats.append("first:" + words[0])
         if len(words) > 1:
             feats.append(f"first2:{words[0]}_{words[1]}")
-    present = [name for name in _CUE_NAMES if _cue_present(name, lowered)]
+    present = cues_present(lowered)
     feats.extend("cue:" + name for name in present)
     # Pairs of cues carry the interactions that matter: a durable marker inside a question is
     # not a rule; a one-off marker beside a request is steering.
@@ -202,4 +281,4 @@ def sentence_features(sentence: str, message_is_question: bool, sentence_count: 
     feats.append("msg:sentences:" + ("1" if sentence_count == 1 else "2-3" if sentence_count <= 3 else "4+"))
     if not sentence.isascii():
         feats.append("non_ascii")
-    return feats
+    return feats, tuple(present)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from dream import discover
 from dream.config import Config
-from dream.digest import Digest, DigestStats, drop_orphans, get_digests, in_window
+from dream.digest import Digest, DigestStats, drop_orphans, get_digests, window_start_text
 from dream.errors import UsageError
 from dream.paths import Paths, git_root, project_slug
 from dream.signals import Signal
@@ -25,8 +25,6 @@ class Target:
     memory_type: str
     digests: list[Digest] = field(default_factory=list)
     signals: list[Signal] = field(default_factory=list)
-    # Words used in the window's sessions: prune keeps an old entry that any of them mentions.
-    terms: set[str] = field(default_factory=set)
     cwd: str | None = None
     # The project's folder and its transcripts are gone (reported; archived only on request).
     missing: bool = False
@@ -104,8 +102,12 @@ def gather(
         fixed_key = None
         wanted = paths.memory_key_for_cwd(str(project.resolve())) if project is not None else None
 
+    # Cache entries are kept for the longer of this window and the configured one.
+    keep_since = min(since, datetime.now(timezone.utc) - timedelta(days=config.window_days))
+    since_text = window_start_text(since)
     roots: dict[str, Path | None] = {}
-    for _source, digest in get_digests(paths, sources, read, dstats, write=write_cache):
+    found = get_digests(paths, sources, read, dstats, write=write_cache, keep_since=keep_since)
+    for _source, digest in found:
         if fixed_key is not None:
             key = fixed_key
             if (
@@ -121,17 +123,18 @@ def gather(
             if key not in targets:
                 targets[key] = Target(key, paths.native_memory_dir(key), memory_type, cwd=digest.cwd)
         target = targets[key]
-        window_signals = [
-            s if s.project == key else replace(s, project=key) for s in digest.signals if in_window(s, since)
-        ]
         if digest.last_timestamp is None or digest.last_timestamp < since.isoformat():
             continue
+        window_signals = [
+            s if s.project == key else replace(s, project=key)
+            for s in digest.signals
+            if s.timestamp >= since_text
+        ]
         target.digests.append(digest)
         target.signals.extend(window_signals)
-        target.terms.update(digest.terms)
 
     if write_cache:
-        drop_orphans(paths, dstats)
+        drop_orphans(paths, dstats, handled={s.folder for s in sources}, keep_since=keep_since)
     for target in targets.values():
         target.signals.sort(key=lambda s: (s.timestamp, s.uuid, s.text))
     sessions = sum(len(t.digests) for t in targets.values())

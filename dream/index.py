@@ -165,7 +165,7 @@ def _prune(
     cutoff = (today - timedelta(days=config.stale_days)).isoformat()
     # What the window's sessions said counts as a reference, the signals' sentences included.
     window_terms = content_terms(
-        " ".join(sorted(target.terms)) + " " + " ".join(s.text for s in target.signals)
+        " ".join(d.terms for d in target.digests) + " " + " ".join(s.text for s in target.signals)
     )
     pruned = []
     archive_rel = memory.rel(memory.paths.archive)

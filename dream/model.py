@@ -10,7 +10,6 @@ import json
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from itertools import repeat
 
 from dream.defaults import CATEGORIES
@@ -50,6 +49,8 @@ def _sigmoid(x: float) -> float:
 
 @lru_cache(maxsize=1)
 def load_model() -> SignalModel:
+    from importlib import resources  # loaded only when a session has to be parsed
+
     raw = json.loads(resources.files("dream.data").joinpath(MODEL_RESOURCE).read_text(encoding="utf-8"))
     if str(raw["version"]) != MODEL_VERSION:
         raise RuntimeError(

@@ -5,7 +5,6 @@ Standard library only: the Stop hook mirrors these rules and must start fast.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from dataclasses import dataclass
@@ -24,6 +23,8 @@ def project_slug(cwd: str | os.PathLike[str]) -> str:
     text = os.fspath(cwd)
     slug = _NOT_ALNUM.sub("-", text)
     if len(slug) > SLUG_MAX:
+        import hashlib  # here: loading OpenSSL costs ~6 ms, and most slugs never need it
+
         digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
         slug = f"{slug[:SLUG_MAX]}-{digest}"
     return slug

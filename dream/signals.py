@@ -9,7 +9,7 @@ redacted and agent-steering text neutralised before a signal exists, so nothing 
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from dream import defaults
@@ -66,22 +66,50 @@ class Signal:
 
     def public_json(self) -> dict[str, Any]:
         """The keys DESIGN.md §7 promises for `signals --json`."""
-        data = asdict(self)
-        return {key: data[key] for key in JSON_KEYS}
+        return {key: getattr(self, key) for key in JSON_KEYS}
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        for key in ("categories", "redactions", "unsafe"):
-            data[key] = list(data[key])
+        data = self.public_json()
+        data["categories"] = list(self.categories)
+        data["redactions"] = list(self.redactions)
+        data["unsafe"] = list(self.unsafe)
         return data
 
+    def to_row(self) -> list[Any]:
+        """The compact form the digest cache stores (a list; the project is the cache's folder)."""
+        return [
+            self.session_id,
+            self.uuid,
+            self.timestamp,
+            self.category,
+            self.text,
+            self.confidence,
+            self.durability,
+            self.change_risk,
+            self.sensitivity,
+            list(self.categories),
+            list(self.redactions),
+            list(self.unsafe),
+        ]
+
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Signal:
+    def from_row(cls, project: str, row: list[Any]) -> Signal:
+        (session_id, uuid, timestamp, category, text, confidence, durability, change_risk, sensitivity,
+         categories, redactions, unsafe) = row  # fmt: skip
         return cls(
-            **{k: data[k] for k in JSON_KEYS},
-            categories=tuple(data.get("categories", ())),
-            redactions=tuple(data.get("redactions", ())),
-            unsafe=tuple(data.get("unsafe", ())),
+            project,
+            str(session_id),
+            str(uuid),
+            str(timestamp),
+            str(category),
+            str(text),
+            float(confidence),
+            float(durability),
+            float(change_risk),
+            float(sensitivity),
+            tuple(categories),
+            tuple(redactions),
+            tuple(unsafe),
         )
 
 
@@ -99,7 +127,7 @@ def score_message(text: str, with_categories: bool = False) -> list[ScoredSenten
 
     Categories are scored only for sentences above the threshold unless asked for.
     """
-    from dream.features import CUES, sentence_features
+    from dream.features import analyse_sentence
     from dream.model import load_model
     from dream.sentences import split_sentences
 
@@ -108,14 +136,13 @@ def score_message(text: str, with_categories: bool = False) -> list[ScoredSenten
     is_question = text.rstrip().endswith("?")
     scored = []
     for sentence in sentences:
-        feats = sentence_features(sentence, is_question, len(sentences))
+        feats, cues = analyse_sentence(sentence, is_question, len(sentences))
         probability = model.signal_probability(feats)
         chosen: tuple[str, ...] = ()
         if probability >= model.threshold or with_categories:
             by_category = model.category_probabilities(feats)
             ranked = sorted(by_category, key=lambda c: -by_category[c])
             chosen = tuple(c for c in ranked if by_category[c] >= 0.5) or (ranked[0],)
-        cues = tuple(name for name in CUES if f"cue:{name}" in feats)
         scored.append(ScoredSentence(sentence, probability, chosen, cues))
     return scored
 

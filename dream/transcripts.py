@@ -9,7 +9,6 @@ structure, never the inside of a string value (where a quote is always written `
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -22,9 +21,10 @@ from dream import defaults
 # A user entry written by any client version has one of these (compact JSON from the client,
 # spaced JSON from hand-made or re-serialised files).
 _USER_TYPE = (b'"type":"user"', b'"type": "user"')
+_TOOL_USE_RESULT = b'"toolUseResult":'
 # Structure keys that mark an entry which can never hold the user's typed words.
 _NEVER_USER_TEXT = (
-    b'"toolUseResult":',
+    _TOOL_USE_RESULT,
     b'"isMeta":true',
     b'"isSidechain":true',
     b'"isCompactSummary":true',
@@ -53,28 +53,23 @@ _TOOL_INJECTION = re.compile(
     rb"disregard (?:all )?(?:previous|prior|the above)|<system-reminder>|new (?:system )?instructions:|"
     rb"(?:add|save|store) (?:this|the following) (?:to|in) (?:your )?memory|you must (?:now )?always"
 )
-# Case-sensitive fragments without their first letter: a fast test before the regex runs.
-_INJECTION_HINTS = (
-    b"emember this",
-    b"emember the following",
-    b"gnore all",
-    b"gnore previous",
-    b"gnore the",
-    b"gnore prior",
-    b"gnore above",
-    b"isregard",
-    b"system-reminder",
-    b"nstructions:",
-    b"to your memory",
-    b"to memory",
-    b"in your memory",
-    b"must always",
-    b"must now always",
-)
+# Every match of `_TOOL_INJECTION` in its usual casing holds one of these (less a first letter
+# that may be capitalised). Each is one pass over a tool's output, so they are few; a hit runs
+# the regex only in a window around it (`_INJECTION_REACH` is longer than any match).
+_INJECTION_HINTS = (b"emember th", b"nstructions", b"isregard", b"system-reminder", b"memory", b"always")
+_INJECTION_REACH = 64
 
 
-def _maybe_injection(line: bytes) -> bool:
-    return any(hint in line for hint in _INJECTION_HINTS)
+def _injection_in(data: bytes, start: int, end: int) -> bool:
+    """Whether data[start:end] (what a tool returned) carries text that tries to instruct the agent."""
+    for hint in _INJECTION_HINTS:
+        at = data.find(hint, start, end)
+        while at >= 0:
+            low, high = max(start, at - _INJECTION_REACH), min(end, at + len(hint) + _INJECTION_REACH)
+            if _TOOL_INJECTION.search(data, low, high):
+                return True
+            at = data.find(hint, at + 1, end)
+    return False
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -196,11 +191,25 @@ def _line_spans(
     while position >= 0:
         start = max(block.rfind(b"\n", lo, position) + 1, lo)
         end = block.find(b"\n", position, hi) + 1
-        line = block[start:end]
-        if any(needle in line for needle in needles):
+        if any(block.find(needle, start, end) >= 0 for needle in needles):
             spans.append((start, end))
         position = block.find(probe, end, hi)
     return spans
+
+
+def _rejected(data: bytes, start: int, end: int, reject: tuple[bytes, ...], stats: ReadStats) -> bool:
+    """Whether data[start:end] holds a `reject` marker; a tool result that tries to instruct the
+    agent is counted on the way (its text is kept nowhere). Searched in place, never copied."""
+    for marker in reject:
+        at = data.find(marker, start, end)
+        if at < 0:
+            continue
+        # Before `toolUseResult` is the message the model was shown (its `tool_result` blocks);
+        # after it, the client's structured copy of the same output.
+        if marker == _TOOL_USE_RESULT and _injection_in(data, start, at):
+            stats.tool_injections += 1
+        return True
+    return False
 
 
 # A line that does not start with `{` cannot be a JSON object. One regex pass finds their
@@ -214,12 +223,13 @@ def _non_json_lines(block: bytes) -> int:
 
 
 def _candidate_lines(
-    path: Path, stats: ReadStats, probe: bytes, needles: tuple[bytes, ...]
+    path: Path, stats: ReadStats, probe: bytes, needles: tuple[bytes, ...], reject: tuple[bytes, ...] = ()
 ) -> Iterator[bytes]:
-    """Complete lines of a file that hold one of the needles, found by scanning 1 MB blocks.
+    """Complete lines of a file that hold one of the needles and none of `reject`, found by
+    scanning 1 MB blocks.
 
     Every other line is only counted, never split out or decoded: that is what makes a read of a
-    real transcript (mostly request blobs and attachments) cheap. A line longer than
+    real transcript (mostly request blobs, attachments and tool results) cheap. A line longer than
     MAX_USER_LINE_BYTES is skipped without being held in memory. A file that does not start
     with a JSON object is not a transcript: its lines are counted as malformed and skipped.
     """
@@ -267,7 +277,9 @@ def _candidate_lines(
                 stats.lines += 1
                 if len(head) > limit:
                     stats.oversized_lines += 1
-                elif any(needle in head for needle in needles):
+                elif any(needle in head for needle in needles) and not _rejected(
+                    head, 0, len(head), reject, stats
+                ):
                     yield head
             carry = b""
             last = block.rfind(b"\n")
@@ -276,8 +288,8 @@ def _candidate_lines(
                 for start, end in _line_spans(block, lo, hi, probe, needles):
                     if end - start > limit:
                         stats.oversized_lines += 1
-                        continue
-                    yield block[start:end]
+                    elif not _rejected(block, start, end, reject, stats):
+                        yield block[start:end]
             carry = block[hi:]
             if len(carry) > limit:
                 stats.oversized_lines += 1
@@ -291,7 +303,9 @@ def _candidate_lines(
             except ValueError:
                 stats.truncated_last_lines += 1
                 return
-            if any(needle in carry for needle in needles):
+            if any(needle in carry for needle in needles) and not _rejected(
+                carry, 0, len(carry), reject, stats
+            ):
                 yield carry
     finally:
         handle.close()
@@ -316,13 +330,9 @@ def read_claude_transcript(
 ) -> Iterator[UserMessage]:
     """The user's typed messages in a Claude Code transcript (2.1.x and 1.0.x formats)."""
     fallback_session = path.stem
-    for line in _candidate_lines(path, stats, b'"user"', _USER_TYPE):
-        if any(marker in line for marker in _NEVER_USER_TEXT):
-            # Never the user's words; but a tool result that tries to plant a rule is worth a
-            # count in the report (its text is kept nowhere).
-            if b'"toolUseResult":' in line and _maybe_injection(line) and _TOOL_INJECTION.search(line):
-                stats.tool_injections += 1
-            continue
+    # Entries with a `_NEVER_USER_TEXT` marker are never the user's words; a tool result among
+    # them that tries to plant a rule is still counted for the report.
+    for line in _candidate_lines(path, stats, b'"user"', _USER_TYPE, reject=_NEVER_USER_TEXT):
         entry = _parse(line, stats)
         if entry is None or entry.get("type") != "user":
             continue
@@ -425,23 +435,3 @@ def read_daily_log(path: Path, stats: ReadStats, since: datetime | None = None) 
             continue
         stats.user_messages += 1
         yield UserMessage(f"log-{day.isoformat()}", f"{path.name}:{number}", stamp, None, said)
-
-
-def file_signature(path: Path) -> tuple[int, int, str] | None:
-    """(size, mtime_ns, identity of the last event): enough to tell that a session file changed."""
-    try:
-        info = os.stat(path)
-        with open(path, "rb") as handle:
-            if info.st_size > 512:
-                handle.seek(info.st_size - 512)
-            tail = handle.read(512)
-    except OSError:
-        return None
-    last = tail.rstrip(b"\n").rsplit(b"\n", 1)[-1]
-    return info.st_size, info.st_mtime_ns, _hash_bytes(last)
-
-
-def _hash_bytes(data: bytes) -> str:
-    import hashlib
-
-    return hashlib.blake2b(data, digest_size=8).hexdigest()

@@ -578,9 +578,9 @@ def _dream_once(memory_dir: Path, signals: list[Signal], terms: set[str], snapsh
         last_timestamp="2026-05-31T09:00:00Z",
         message_count=len(signals),
         signals=[],
-        terms=sorted(terms),
+        terms=" ".join(sorted(terms)),
     )
-    target = Target("-p", memory_dir, "native", digests=[digest], signals=signals, terms=set(terms))
+    target = Target("-p", memory_dir, "native", digests=[digest], signals=signals)
     paths = memory_paths(memory_dir, "native")
     config, review = Config(), ReviewState(None)
 
@@ -639,7 +639,7 @@ def test_property_nothing_lost_and_idempotent(no_fsync: None, data: st.DataObjec
 
         # Planning alone (what --dry-run does) leaves the tree byte-identical.
         planned_tree = tree(Path(tmp))
-        target = Target("-p", memory_dir, "native", signals=signals, terms=terms)
+        target = Target("-p", memory_dir, "native", signals=signals)
         build_plan(target, before, Config(), today=TODAY, review=ReviewState(None))
         assert tree(Path(tmp)) == planned_tree
 

@@ -15,7 +15,7 @@ from dream import digest as digest_module
 from dream import discover
 from dream.api import Session
 from dream.config import Config
-from dream.digest import DigestStats, digest_path, get_digest
+from dream.digest import DigestStats, get_digest, pack_path
 from dream.discover import CLAUDE, OPENCLAW_LOG, OPENCLAW_SESSION, claude_sessions
 from dream.errors import UsageError
 from dream.gather import gather, parse_since
@@ -375,31 +375,105 @@ def test_corrupt_digest_is_rebuilt_not_fatal(claude: Path) -> None:
     assert stats.built == 1 and texts == [RULE]
 
 
+def _cached_sessions(claude: Path) -> dict[str, list[str]]:
+    """The cache's contents: pack file name → the session files it holds digests of."""
+    return {
+        pack.name: sorted(Path(key).stem for key in json.loads(pack.read_text(encoding="utf-8"))["sessions"])
+        for pack in sorted((claude / "dream" / "digests").glob("*.json"))
+    }
+
+
 def test_digest_dropped_when_one_of_several_sessions_is_deleted(claude: Path) -> None:
     keep = write_session(claude, "/home/dana/app", [Turn(RULE, _now() - timedelta(hours=2))])
     gone = write_session(claude, "/home/dana/app", [Turn(RULE2, _now() - timedelta(hours=1))])
     _gather(claude)
-    caches = sorted(p.name for p in (claude / "dream" / "digests").rglob("*.json"))
-    assert len(caches) == 2
+    pack = pack_path(resolve_paths(claude), slug("/home/dana/app")).name
+    assert _cached_sessions(claude) == {pack: sorted([keep.stem, gone.stem])}
     gone.unlink()
     _, stats, texts = _gather(claude)
     assert stats.dropped == 1
     assert texts == [RULE]
-    [left] = list((claude / "dream" / "digests").rglob("*.json"))
-    assert keep.stem in left.name
+    assert _cached_sessions(claude) == {pack: [keep.stem]}
 
 
 def test_digest_dropped_when_the_only_session_of_a_project_is_deleted(claude: Path) -> None:
-    write_session(claude, "/home/dana/app", [Turn(RULE, _now() - timedelta(hours=2))])
+    keep = write_session(claude, "/home/dana/app", [Turn(RULE, _now() - timedelta(hours=2))])
     gone = write_session(claude, "/home/dana/other", [Turn(RULE2, _now() - timedelta(hours=1))])
     _gather(claude)
-    assert len(list((claude / "dream" / "digests").rglob("*.json"))) == 2
+    assert len(_cached_sessions(claude)) == 2
     gone.unlink()
     _, stats, texts = _gather(claude)
     assert texts == [RULE]
     assert stats.dropped == 1
-    left = list((claude / "dream" / "digests").rglob("*.json"))
-    assert len(left) == 1 and gone.stem not in left[0].name
+    assert _cached_sessions(claude) == {f"{slug('/home/dana/app')}.json": [keep.stem]}
+
+
+def test_pack_of_a_deleted_project_folder_is_removed(claude: Path) -> None:
+    write_session(claude, "/home/dana/app", [Turn(RULE, _now() - timedelta(hours=2))])
+    gone = write_session(claude, "/home/dana/other", [Turn(RULE2, _now() - timedelta(hours=1))])
+    _gather(claude)
+    for path in gone.parent.iterdir():
+        path.unlink()
+    gone.parent.rmdir()
+    _, stats, _ = _gather(claude)
+    assert stats.dropped == 1
+    assert list(_cached_sessions(claude)) == [f"{slug('/home/dana/app')}.json"]
+
+
+def test_cache_keeps_the_window_not_the_history(claude: Path) -> None:
+    def aged(days: float, text: str) -> Path:
+        path = write_session(claude, "/home/dana/app", [Turn(text, _now() - timedelta(days=days))])
+        stamp = (_now() - timedelta(days=days)).timestamp()
+        os.utime(path, (stamp, stamp))
+        return path
+
+    pack = f"{slug('/home/dana/app')}.json"
+    old = aged(20, RULE)
+    five_days = aged(5, RULE2)
+    Session.open(claude_dir=claude, since="30").gather()
+    assert _cached_sessions(claude) == {pack: sorted([old.stem, five_days.stem])}
+    # A run with a shorter window drops what is older than both windows, and keeps what the
+    # configured one (7 days) still covers, though it did not read it.
+    result = Session.open(claude_dir=claude, since="2").gather()
+    assert (result.digests.built, result.digests.dropped) == (0, 1)
+    assert _cached_sessions(claude) == {pack: [five_days.stem]}
+    new = aged(0.1, "Never merge on Fridays.")
+    result = Session.open(claude_dir=claude, since="2").gather()
+    assert (result.digests.built, result.digests.reused, result.digests.dropped) == (1, 0, 0)
+    assert _cached_sessions(claude) == {pack: sorted([five_days.stem, new.stem])}
+    result = Session.open(claude_dir=claude).gather()
+    assert (result.digests.built, result.digests.reused) == (0, 2)
+
+
+def test_format_2_per_session_caches_are_removed(claude: Path) -> None:
+    write_session(claude, "/home/dana/app", [Turn(RULE, _now() - timedelta(hours=1))])
+    legacy = claude / "dream" / "digests" / slug("/home/dana/app") / "claude-s1.json"
+    legacy.parent.mkdir(parents=True)
+    legacy.write_text('{"format": "2/4"}', encoding="utf-8")
+    _, stats, texts = _gather(claude)
+    assert texts == [RULE] and stats.built == 1
+    assert not legacy.parent.exists()
+    assert list(_cached_sessions(claude)) == [f"{slug('/home/dana/app')}.json"]
+
+
+def test_a_warm_run_reads_one_file_per_folder(claude: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for i in range(6):
+        write_session(claude, f"/home/dana/app{i % 2}", [Turn(RULE, _now() - timedelta(hours=i + 1))])
+    _gather(claude)
+    opened: list[str] = []
+    real_read_bytes = Path.read_bytes
+
+    def counting(self: Path) -> bytes:
+        opened.append(self.name)
+        return real_read_bytes(self)
+
+    monkeypatch.setattr(Path, "read_bytes", counting)
+    _, stats, texts = _gather(claude)
+    assert (stats.built, stats.reused) == (0, 6)
+    assert sorted(name for name in opened if name.endswith(".json")) == sorted(
+        f"{slug(f'/home/dana/app{i}')}.json" for i in range(2)
+    )
+    assert texts == [RULE] * 6
 
 
 def test_deleted_between_discovery_and_read(claude: Path) -> None:
@@ -507,14 +581,16 @@ def test_digest_cache_never_holds_a_planted_secret(claude: Path) -> None:
             assert secret not in signal.text
 
 
-def test_digest_path_is_per_folder_and_kind(claude: Path) -> None:
+def test_digest_cache_is_one_pack_per_folder(claude: Path) -> None:
     path = write_session(claude, "/home/dana/app", [Turn(RULE, _now() - timedelta(hours=1))])
-    [source] = claude_sessions(resolve_paths(claude), ReadStats())
-    target = digest_path(resolve_paths(claude), source)
-    assert target.is_relative_to(claude / "dream" / "digests" / slug("/home/dana/app"))
-    assert path.stem in target.name
+    target = pack_path(resolve_paths(claude), slug("/home/dana/app"))
+    assert target == claude / "dream" / "digests" / f"{slug('/home/dana/app')}.json"
     Session.open(claude_dir=claude).gather()
-    assert target.exists()
+    data = json.loads(target.read_text(encoding="utf-8"))
+    assert list(data["sessions"]) == [str(path)]
+    [row] = data["sessions"].values()
+    info = path.stat()
+    assert row["signature"] == [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino]
 
 
 def test_dry_run_gather_writes_no_digest(claude: Path) -> None:

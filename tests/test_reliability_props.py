@@ -483,7 +483,7 @@ _runs = count()
 
 
 def _dream(memory_dir: Path, signals: list[Signal], snapshots: Path) -> object:
-    target = Target("-p", memory_dir, "native", signals=signals, terms=set())
+    target = Target("-p", memory_dir, "native", signals=signals)
     paths = memory_paths(memory_dir, "native")
     config, review = Config(), ReviewState(None)
 

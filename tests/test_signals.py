@@ -343,6 +343,41 @@ def check_signal(signal: Signal) -> None:
     assert set(signal.public_json()) == set(JSON_KEYS)
 
 
+def test_cue_scanner_never_hides_a_cue() -> None:
+    # A cue's regex runs only when the one-pass scan found one of its required fragments. The
+    # fragments are derived from the regexes; this checks the derivation and the scan on every
+    # labelled sentence, and on each fragment spliced into other text (and glued to a longer one,
+    # where the scan reports the longer fragment at that position).
+    from dream import features
+    from dream.sentences import split_sentences
+
+    scanner = features._SCANNER
+    gated = set(features.CUES) - scanner.always
+    assert {"durable", "oneoff", "decision", "pattern", "correction", "request", "preference"} <= gated
+    sentences = [
+        s.lower().strip()
+        for name in (*TRAINING, HELDOUT)
+        for text, _ in labelled(name)
+        for s in split_sentences(text)
+    ]
+    rng = random.Random(7)
+    fragments = sorted(scanner.implied)
+    for fragment in fragments:
+        host = rng.choice(sentences)
+        at = rng.randrange(len(host) + 1)
+        sentences.append(host[:at] + fragment + host[at:])
+        sentences.append(host[:at] + fragment + rng.choice(fragments) + host[at:])
+    hits = 0
+    for sentence in sentences:
+        candidates = scanner.candidates(sentence)
+        for name, pattern in features.CUES.items():
+            if pattern.search(sentence):
+                hits += 1
+                assert name in candidates, (name, sentence)
+        assert features.cues_present(sentence) == [n for n, p in features.CUES.items() if p.search(sentence)]
+    assert hits > 1000
+
+
 def _signals(text: str, uuid: str = "u-1") -> list[Signal]:
     at = datetime(2026, 3, 15, 10, 0, tzinfo=timezone.utc)
     return extract_signals(UserMessage("sess-1", uuid, at, "/home/dana/app", text), "proj")

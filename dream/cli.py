@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-GC_THRESHOLD = 100_000
+GC_THRESHOLDS = (100_000, 50, 100)
 _COMMON = ("claude_dir", "memory_type", "project", "dry_run", "as_json", "since")
 
 
@@ -101,7 +101,7 @@ def main(ctx: click.Context, /, **_: Any) -> None:
     """
     # A run builds many small objects and few cycles; the default thresholds make the cyclic
     # collector rescan them over and over (a third of a warm gather). mypy does the same.
-    gc.set_threshold(GC_THRESHOLD, 50, 100)
+    gc.set_threshold(*GC_THRESHOLDS)
     if ctx.invoked_subcommand is None:
         ctx.invoke(run)
 

@@ -178,7 +178,7 @@ def _prune(
         editor = edits.editors.get(entry.file)
         if editor is not None and entry.line in editor.replacements:
             continue  # this run already changed it
-        if id(entry) in targeted or content_terms(entry.text) & window_terms:
+        if id(entry) in targeted or memory.statement(entry).terms & window_terms:
             continue
         edits.editor(entry.file).remove(entry)
         edits.archive(

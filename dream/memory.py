@@ -19,6 +19,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 
 from dream.paths import MemoryPaths
+from dream.similarity import Statement, analyse
 
 TOPIC_FILES = {
     "correction": "corrections.md",
@@ -119,6 +120,16 @@ class Memory:
     memory_type: str
     files: dict[str, MemoryFile]
     index: MemoryFile | None
+    # Each entry's similarity analysis, by identity: proposals and prune both need it, and a
+    # memory of 50,000 entries is more than any bounded cache of texts holds.
+    _statements: dict[int, Statement] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def statement(self, entry: Entry) -> Statement:
+        """The similarity analysis of one of this memory's entries, computed once."""
+        found = self._statements.get(id(entry))
+        if found is None:
+            found = self._statements[id(entry)] = analyse(entry.text)
+        return found
 
     @property
     def entries(self) -> list[Entry]:

@@ -68,7 +68,7 @@ def orient_memory(key: str, memory: Memory, project_dir: Path | None) -> OrientR
         found = find_relative_dates(entry.text)
         if found and not entry.date:
             report.relative_dates.append(f"{entry.file}: '{found[0]}' in {entry.text[:80]}")
-    statements = [analyse(e.text) for e in entries]
+    statements = [memory.statement(e) for e in entries]
     index = TermIndex()
     for i, statement in enumerate(statements):
         index.add(i, statement)

@@ -130,7 +130,7 @@ def propose(memory: Memory, signals: list[Signal]) -> Proposals:
     updates_of: dict[int, list[Proposal]] = {}
     index = TermIndex()
     for entry in memory.entries:
-        statement = analyse(entry.text)
+        statement = memory.statement(entry)
         index.add(len(items), statement)
         items.append((entry, statement))
 

@@ -388,6 +388,7 @@ def consolidate_worker(entries: int, signals: int, seed: int, reps: int, profile
         plan = None
         for rep in range(reps):
             if rep:
+                plan = None  # one run's memory alive at a time, as in a real run
                 memory = fresh_memory()
             start = time.perf_counter()
             plan = build_plan(target, memory, config, today=now.date(), review=ReviewState(None))

@@ -44,6 +44,7 @@ class Session:
     since_text: str | None
     project: Path | None
     last_gather: ReadStats | None = None
+    last_cached: int = 0  # sessions the last gather took from the digest cache
     _seen_at_start: dict[str, list[str]] = field(default_factory=dict)
     now: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
 
@@ -70,6 +71,7 @@ class Session:
             self.paths, self.config, since=self.since, project=self.project, write_cache=write_cache
         )
         self.last_gather = result.read
+        self.last_cached = result.digests.reused
         return result
 
     def signals(self, *, write_cache: bool = True) -> list[Signal]:

@@ -123,7 +123,7 @@ def signals(ctx: click.Context, /, **local: Any) -> int:
         click.echo("\n".join(lines))
     from dream.report import read_summary_line
 
-    click.echo(read_summary_line(session.last_gather), err=True)
+    click.echo(read_summary_line(session.last_gather, session.last_cached), err=True)
     return 0
 
 

@@ -215,7 +215,7 @@ class _CueScanner:
         # are its prefixes, so each fragment stands for the cues of all its prefixes.
         self.implied = {
             fragment: frozenset().union(
-                *(names for other, names in by_fragment.items() if fragment.startswith(other))
+                *(by_fragment.get(fragment[:end], ()) for end in range(1, len(fragment) + 1))
             )
             for fragment in by_fragment
         }

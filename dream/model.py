@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import repeat
+from pathlib import Path
 
 from dream.defaults import CATEGORIES
 
@@ -47,11 +48,20 @@ def _sigmoid(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x))
 
 
+def _model_text() -> str:
+    # The file beside this module, as an installed package has it; importlib.resources (whose
+    # import alone costs a new session ~25 ms) only where the package is not plain files.
+    try:
+        return (Path(__file__).parent / "data" / MODEL_RESOURCE).read_text(encoding="utf-8")
+    except OSError:
+        from importlib import resources
+
+        return resources.files("dream.data").joinpath(MODEL_RESOURCE).read_text(encoding="utf-8")
+
+
 @lru_cache(maxsize=1)
 def load_model() -> SignalModel:
-    from importlib import resources  # loaded only when a session has to be parsed
-
-    raw = json.loads(resources.files("dream.data").joinpath(MODEL_RESOURCE).read_text(encoding="utf-8"))
+    raw = json.loads(_model_text())
     if str(raw["version"]) != MODEL_VERSION:
         raise RuntimeError(
             f"signal model version {raw['version']} does not match MODEL_VERSION {MODEL_VERSION}"

@@ -113,11 +113,14 @@ def read_stats_json(stats: ReadStats) -> dict[str, Any]:
     }
 
 
-def read_summary_line(stats: ReadStats | None) -> str:
+def read_summary_line(stats: ReadStats | None, cached: int = 0) -> str:
+    """One line on what a gather read; `cached`: sessions whose digest was reused unread."""
     if stats is None:
         return ""
     skipped = stats.malformed_lines + stats.oversized_lines + stats.truncated_last_lines
     parts = [f"read {stats.files} files, {stats.user_messages} user messages"]
+    if cached:
+        parts.insert(0, f"{_count(cached, 'session', 'sessions')} unchanged since last read (digest cache)")
     if skipped:
         parts.append(
             f"skipped {skipped} lines (malformed {stats.malformed_lines}, oversized {stats.oversized_lines}, "

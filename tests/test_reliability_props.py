@@ -116,6 +116,9 @@ def drawn_secret(draw: st.DrawFn) -> tuple[str, str]:
         return text, lines[1]
     if kind == "url":
         pw = draw(_body(ALNUM, 6)) + draw(_body("!$%^*_-~", 1)) + draw(_body(ALNUM, 5))
+        # By design an upper-case name with underscores (`DB_PASS`, `A00000_00000`) is an environment
+        # variable's name standing in for the value (redact's placeholders), not a secret.
+        assume(re.fullmatch(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+", pw) is None)
         return f"postgres://app:{pw}@db.internal:5432/app", pw
     pw = draw(_body(ALNUM, 5)) + draw(_body("!$%^*&", 1)) + draw(_body("0123456789", 3))
     # An unquoted value runs to the end of its line: what is glued to it would be part of it.

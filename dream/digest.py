@@ -239,13 +239,16 @@ def _build_all(to_build: list[SessionSource]) -> list[tuple[Digest | None, ReadS
     import dream.safety
     import dream.sentences  # noqa: F401
 
-    size = max(1, min(32, len(to_build) // (workers * 4)))
-    chunks = [to_build[i : i + size] for i in range(0, len(to_build), size)]
-    built: list[tuple[Digest | None, ReadStats]] = []
+    # Biggest files first, in small chunks: no worker is left with a long tail at the end.
+    order = sorted(range(len(to_build)), key=lambda i: -to_build[i].size)
+    size = max(1, min(8, len(order) // (workers * 16)))
+    chunks = [[to_build[i] for i in order[at : at + size]] for at in range(0, len(order), size)]
+    by_index: dict[int, tuple[Digest | None, ReadStats]] = {}
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-        for part in pool.map(_build_chunk, chunks):
-            built.extend(part)
-    return built
+        for at, part in zip(range(0, len(order), size), pool.map(_build_chunk, chunks), strict=True):
+            for offset, result in enumerate(part):
+                by_index[order[at + offset]] = result
+    return [by_index[i] for i in range(len(to_build))]
 
 
 def get_digests(

@@ -221,12 +221,10 @@ class _CueScanner:
         }
         self.scan = re.compile(f"(?=({_trie_pattern(by_fragment)}))") if by_fragment else None
 
-    def candidates(self, lowered: str) -> set[str]:
-        found = set(self.always)
-        if self.scan is not None:
-            for match in self.scan.finditer(lowered):
-                found |= self.implied[match[1]]
-        return found
+    def candidates(self, lowered: str) -> frozenset[str]:
+        if self.scan is None:
+            return self.always
+        return self.always.union(*map(self.implied.__getitem__, set(self.scan.findall(lowered))))
 
 
 _SCANNER = _CueScanner(CUES)

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import subprocess
+import sys
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -139,3 +142,46 @@ def write_session(
 
 def now() -> datetime:
     return datetime.now(timezone.utc).replace(microsecond=0)
+
+
+class MemoryHome:
+    """A Claude home (the test's `CLAUDE_CONFIG_DIR`) with one project and its native memory dir."""
+
+    def __init__(self, root: Path) -> None:
+        self.claude = Path(os.environ["CLAUDE_CONFIG_DIR"])
+        self.cwd = str(root / "src" / "app")
+        Path(self.cwd).mkdir(parents=True, exist_ok=True)
+        self.key = slug(self.cwd)
+        self.memory = self.claude / "projects" / self.key / "memory"
+        self.memory.mkdir(parents=True, exist_ok=True)
+
+    def write(self, name: str, text: str | bytes) -> Path:
+        """A memory file, bytes exactly as given (text as UTF-8, its newlines untouched)."""
+        path = self.memory / name
+        path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
+        return path
+
+    def session(self, turns: list[Turn], session_id: str | None = None) -> str:
+        return write_session(self.claude, self.cwd, turns, session_id=session_id).stem
+
+    def say(self, *turns: str | Turn, days_ago: float = 2) -> str:
+        """One session of these messages, a minute apart from `days_ago` days back; its id."""
+        start = now() - timedelta(days=days_ago)
+        built = [
+            t if isinstance(t, Turn) else Turn(t, start + timedelta(minutes=i)) for i, t in enumerate(turns)
+        ]
+        return self.session(built)
+
+    def dream(self, *args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "dream", "--claude-dir", str(self.claude), *args],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+
+    def loaded(self) -> Any:
+        from dream.memory import load_memory
+        from dream.paths import memory_paths
+
+        return load_memory(memory_paths(self.memory, "native"), "native")

@@ -18,7 +18,7 @@ from itertools import count
 from pathlib import Path
 
 import pytest
-from homefactory import Turn, now, slug, write_session
+from homefactory import MemoryHome, Turn, now, slug, write_session
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
@@ -89,23 +89,7 @@ def archived_texts(memory) -> list[str]:  # type: ignore[no-untyped-def]
     return [e.text.split(" (archived:", 1)[0] for e in memory.archived]
 
 
-class Home:
-    def __init__(self, root: Path) -> None:
-        self.claude = Path(os.environ["CLAUDE_CONFIG_DIR"])
-        self.cwd = str(root / "src" / "app")
-        Path(self.cwd).mkdir(parents=True, exist_ok=True)
-        self.key = slug(self.cwd)
-        self.memory = self.claude / "projects" / self.key / "memory"
-        self.memory.mkdir(parents=True, exist_ok=True)
-
-    def write(self, name: str, text: str) -> Path:
-        path = self.memory / name
-        path.write_text(text, encoding="utf-8")
-        return path
-
-    def session(self, turns: list[Turn], session_id: str | None = None) -> str:
-        path = write_session(self.claude, self.cwd, turns, session_id=session_id)
-        return path.stem
+Home = MemoryHome
 
 
 @pytest.fixture

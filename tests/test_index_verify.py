@@ -4,50 +4,17 @@ with references in other words, and every verification check broken on purpose."
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from homefactory import Turn, now, slug, write_session
+from homefactory import MemoryHome, now
 
 from dream.api import Session
-from dream.memory import load_memory, normalise_key
-from dream.paths import memory_paths
+from dream.memory import normalise_key
 
-
-class Home:
-    def __init__(self, root: Path) -> None:
-        self.claude = Path(os.environ["CLAUDE_CONFIG_DIR"])
-        self.cwd = str(root / "src" / "app")
-        Path(self.cwd).mkdir(parents=True, exist_ok=True)
-        self.memory = self.claude / "projects" / slug(self.cwd) / "memory"
-        self.memory.mkdir(parents=True, exist_ok=True)
-
-    def write(self, name: str, text: str) -> Path:
-        path = self.memory / name
-        path.write_text(text, encoding="utf-8")
-        return path
-
-    def say(self, *texts: str, days_ago: float = 2) -> str:
-        start = now() - timedelta(days=days_ago)
-        return write_session(
-            self.claude, self.cwd, [Turn(t, start + timedelta(minutes=i)) for i, t in enumerate(texts)]
-        ).stem
-
-    def dream(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "dream", "--claude-dir", str(self.claude), *args],
-            capture_output=True,
-            text=True,
-            timeout=180,
-        )
-
-    def loaded(self):  # type: ignore[no-untyped-def]
-        return load_memory(memory_paths(self.memory, "native"), "native")
+Home = MemoryHome
 
 
 @pytest.fixture

@@ -6,61 +6,26 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
-import sys
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from homefactory import Turn, now, slug, write_session
+from homefactory import MemoryHome, now
 
 from dream.api import Session
-from dream.memory import load_file, load_memory
-from dream.paths import memory_paths
+from dream.memory import load_file
 
 # ---------------------------------------------------------------------------------------------
 # helpers
 
 
-class Home:
-    def __init__(self, root: Path) -> None:
-        self.claude = Path(os.environ["CLAUDE_CONFIG_DIR"])
-        self.cwd = str(root / "src" / "app")
-        Path(self.cwd).mkdir(parents=True, exist_ok=True)
-        self.memory = self.claude / "projects" / slug(self.cwd) / "memory"
-        self.memory.mkdir(parents=True, exist_ok=True)
-
-    def write(self, name: str, text: str | bytes) -> Path:
-        path = self.memory / name
-        if isinstance(text, bytes):
-            path.write_bytes(text)
-        else:
-            path.write_bytes(text.encode("utf-8"))
-        return path
-
-    def say(self, *texts: str, days_ago: float = 2) -> None:
-        start = now() - timedelta(days=days_ago)
-        write_session(
-            self.claude, self.cwd, [Turn(t, start + timedelta(minutes=i)) for i, t in enumerate(texts)]
-        )
-
-    def dream(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "dream", "--claude-dir", str(self.claude), *args],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-
+class Home(MemoryHome):
     def run(self) -> object:
         """In-process run. It leaves this (live) process's PID in .consolidate-lock, so a CLI run
         right after it would rightly see a held lock: tests use one or the other."""
         result = Session.open(claude_dir=self.claude).run()
         assert result.exit_code == 0, [t.failures for t in result.targets]
         return result
-
-    def loaded(self):  # type: ignore[no-untyped-def]
-        return load_memory(memory_paths(self.memory, "native"), "native")
 
 
 def _stat(path: Path) -> tuple[bytes, int, int]:

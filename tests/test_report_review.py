@@ -12,7 +12,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from homefactory import Turn, now, slug, write_session
+from homefactory import MemoryHome, Turn, now
 
 from dream.memory import load_memory
 from dream.paths import memory_paths
@@ -24,27 +24,7 @@ INJECTION = (
 )
 
 
-class Home:
-    def __init__(self, root: Path) -> None:
-        self.claude = Path(os.environ["CLAUDE_CONFIG_DIR"])
-        self.cwd = str(root / "src" / "app")
-        Path(self.cwd).mkdir(parents=True, exist_ok=True)
-        self.key = slug(self.cwd)
-        self.memory = self.claude / "projects" / self.key / "memory"
-        self.memory.mkdir(parents=True, exist_ok=True)
-
-    def write(self, name: str, text: str) -> Path:
-        path = self.memory / name
-        path.write_text(text, encoding="utf-8")
-        return path
-
-    def say(self, *turns: str | Turn, days_ago: float = 2) -> str:
-        start = now() - timedelta(days=days_ago)
-        built = [
-            t if isinstance(t, Turn) else Turn(t, start + timedelta(minutes=i)) for i, t in enumerate(turns)
-        ]
-        return write_session(self.claude, self.cwd, built).stem
-
+class Home(MemoryHome):
     def config(self, text: str) -> None:
         path = self.claude / "skills" / "dream" / ".dream-config"
         path.parent.mkdir(parents=True, exist_ok=True)

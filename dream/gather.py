@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -126,7 +126,7 @@ def gather(
         if digest.last_timestamp is None or digest.last_timestamp < since.isoformat():
             continue
         window_signals = [
-            s if s.project == key else replace(s, project=key)
+            s if s.project == key else s._replace(project=key)
             for s in digest.signals
             if s.timestamp >= since_text
         ]

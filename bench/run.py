@@ -377,12 +377,16 @@ def consolidate_worker(entries: int, signals: int, seed: int, reps: int, profile
         propose_times: list[float] = []
         plan_times: list[float] = []
 
+        propose_cpu: list[float] = []
+        plan_cpu: list[float] = []
+
         def timed_propose(*a: Any, **k: Any) -> Any:
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             try:
                 return propose(*a, **k)
             finally:
                 propose_times.append(time.perf_counter() - start)
+                propose_cpu.append(time.process_time() - start_cpu)
 
         plan_module.propose = timed_propose  # type: ignore[assignment]
         plan = None
@@ -390,9 +394,10 @@ def consolidate_worker(entries: int, signals: int, seed: int, reps: int, profile
             if rep:
                 plan = None  # one run's memory alive at a time, as in a real run
                 memory = fresh_memory()
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             plan = build_plan(target, memory, config, today=now.date(), review=ReviewState(None))
             plan_times.append(time.perf_counter() - start)
+            plan_cpu.append(time.process_time() - start_cpu)
             if sum(plan_times) > 60:
                 break  # a slow size gets fewer repetitions
         assert plan is not None
@@ -422,6 +427,8 @@ def consolidate_worker(entries: int, signals: int, seed: int, reps: int, profile
                     "load_memory_runs_s": load_times,
                     "propose_s": timed,
                     "build_plan_s": plan_times,
+                    "propose_cpu_s": propose_cpu[: len(timed)],
+                    "build_plan_cpu_s": plan_cpu,
                     "proposals": actions,
                     "refusals": refusals,
                     "applied": len(plan.outcome(APPLIED)),
@@ -685,11 +692,8 @@ class Bench:
             self.log(
                 f"dream warm + 1 session rep {rep + 1}: {d['wall']:.3f} s (its parse alone {d['parse_s'] * 1000:.0f} ms)"
             )
+            # Its digest leaves the folder's pack when the next run finds the file gone.
             Path(info["path"]).unlink()
-            folder = Path(info["path"]).parent.name
-            (home / "dream" / "digests" / folder / f"claude-{Path(info['path']).stem}.json").unlink(
-                missing_ok=True
-            )
         self.r["plus1"] = added
         self.command(
             "one new session",
@@ -717,48 +721,71 @@ class Bench:
     # consolidate ------------------------------------------------------------------------------------
 
     def consolidate(self) -> None:
+        """Each size in its own worker, one run each, the sizes interleaved repetition by repetition:
+        a slow spell of the shared machine then falls on every size alike, not on one growth ratio."""
         sizes = self.consolidate_sizes()
-        rows = {}
-        for n in sizes:
-            prof = str(OUT / f"profile-consolidate-{n}.prof") if self.args.profile and n == sizes[1] else None
-            reps = 1 if self.mode == "quick" else self.args.reps
-            args = [
-                "--consolidate-worker",
-                str(n),
-                "--signals",
-                "1000",
-                "--seed",
-                str(self.args.seed),
-                "--reps",
-                str(reps),
-            ] + (["--profile-to", prof] if prof else [])
-            data, proc = worker_json(args, timeout=self.args.consolidate_timeout)
-            if data is None:
-                self.log(
-                    f"consolidate 1,000 into {n:,}: stopped after {proc['wall']:.0f} s (--consolidate-timeout)"
+        rows: dict[int, dict[str, Any]] = {}
+        reps = 1 if self.mode == "quick" else self.args.reps
+        for rep in range(reps):
+            for n in sizes:
+                if "timed_out" in rows.get(n, {}):
+                    continue
+                prof = (
+                    str(OUT / f"profile-consolidate-{n}.prof")
+                    if self.args.profile and n == sizes[1] and rep == 0
+                    else None
                 )
-                rows[n] = {"timed_out": proc["wall"], "worker_rss_kb": proc["rss_kb"]}
-                break
-            data["worker_rss_kb"] = proc["rss_kb"]
-            rows[n] = data
-            self.log(
-                f"consolidate 1,000 into {n:,}: propose {median(data['propose_s']):.3f} s, "
-                f"build_plan {median(data['build_plan_s']):.3f} s ({len(data['build_plan_s'])} runs), "
-                f"load {data['load_memory_s']:.2f} s"
-            )
-            if prof:
-                self.r.setdefault("profiles", {})[
-                    f"consolidate: build_plan, 1,000 signals into {n:,} entries"
-                ] = {
-                    "cmd": f"{PY} bench/run.py " + shell_quote(args),
-                    "rows": profile_summary(Path(prof), OUT / f"profile-consolidate-{n}.txt"),
-                }
-            self.save()
-            self.r["consolidate"] = rows
+                args = [
+                    "--consolidate-worker",
+                    str(n),
+                    "--signals",
+                    "1000",
+                    "--seed",
+                    str(self.args.seed),
+                    "--reps",
+                    "1",
+                ] + (["--profile-to", prof] if prof else [])
+                data, proc = worker_json(args, timeout=self.args.consolidate_timeout)
+                if data is None:
+                    self.log(
+                        f"consolidate 1,000 into {n:,}: stopped after {proc['wall']:.0f} s (--consolidate-timeout)"
+                    )
+                    rows[n] = {"timed_out": proc["wall"], "worker_rss_kb": proc["rss_kb"]}
+                    continue
+                self.log(
+                    f"consolidate 1,000 into {n:,}, rep {rep + 1}: propose {data['propose_s'][0]:.3f} s, "
+                    f"build_plan {data['build_plan_s'][0]:.3f} s (cpu {data['build_plan_cpu_s'][0]:.3f} s), "
+                    f"load {data['load_memory_s']:.2f} s"
+                )
+                if n not in rows:
+                    data["worker_rss_kb"] = proc["rss_kb"]
+                    data["load_memory_runs_s"] = []
+                    rows[n] = {
+                        **data,
+                        "propose_s": [],
+                        "build_plan_s": [],
+                        "propose_cpu_s": [],
+                        "build_plan_cpu_s": [],
+                    }
+                row = rows[n]
+                for key in ("propose_s", "build_plan_s", "propose_cpu_s", "build_plan_cpu_s"):
+                    row[key].extend(data[key])
+                row["load_memory_runs_s"].append(data["load_memory_s"])
+                row["load_memory_s"] = median(row["load_memory_runs_s"])
+                row["worker_rss_kb"] = max(row["worker_rss_kb"], proc["rss_kb"])
+                if prof:
+                    self.r.setdefault("profiles", {})[
+                        f"consolidate: build_plan, 1,000 signals into {n:,} entries"
+                    ] = {
+                        "cmd": f"{PY} bench/run.py " + shell_quote(args),
+                        "rows": profile_summary(Path(prof), OUT / f"profile-consolidate-{n}.txt"),
+                    }
+                self.r["consolidate"] = rows
+                self.save()
         self.r["consolidate"] = rows
         self.command(
-            "consolidate (each size N)",
-            f"{PY} bench/run.py --consolidate-worker N --signals 1000 --reps {self.args.reps}",
+            "consolidate (each size N, once per repetition, sizes interleaved)",
+            f"{PY} bench/run.py --consolidate-worker N --signals 1000 --reps 1",
         )
 
     def consolidate_sizes(self) -> list[int]:
@@ -958,6 +985,12 @@ def render(r: dict[str, Any]) -> str:
         done = [n for n in sizes if "timed_out" not in cons[n]]
         plan_m = {n: median(cons[n]["build_plan_s"]) if n in done else cons[n]["timed_out"] for n in sizes}
         prop_m = {n: median(cons[n]["propose_s"]) if n in done else float("nan") for n in sizes}
+        cpu_m = {
+            n: median(cons[n]["build_plan_cpu_s"])
+            if n in done and cons[n].get("build_plan_cpu_s")
+            else float("nan")
+            for n in sizes
+        }
 
         def t(n: int, table: dict[int, float]) -> str:
             return fmt_s(table[n]) if n in done else f"> {fmt_s(table[n])} (stopped)"
@@ -980,7 +1013,8 @@ def render(r: dict[str, Any]) -> str:
             more = "" if big in done else "more than "
             add(
                 f"| growth {mid // 1000}k → {big // 1000}k entries no worse than linear (≤ ×{linear:.1f}) | build_plan "
-                f"{more}×{growth:.2f}, propose ×{prop_m[big] / prop_m[mid]:.2f} | 1k → {mid // 1000}k: "
+                f"{more}×{growth:.2f} (cpu ×{cpu_m[big] / cpu_m[mid]:.2f}), propose ×{prop_m[big] / prop_m[mid]:.2f} | "
+                f"1k → {mid // 1000}k: "
                 f"×{plan_m[mid] / plan_m[sizes[0]]:.2f} (linear ×{mid / sizes[0]:.0f}) | "
                 f"{verdict(big in done and growth <= linear)} |"
             )
@@ -1074,22 +1108,23 @@ def render(r: dict[str, Any]) -> str:
             "so some are restatements), against memories written by `make_home.write_memory` (grammar entries over the "
             "same tools and exclusive groups, ~3 % labelled sentences, dates over the last two years). `propose` is timed "
             "inside `build_plan`, which adds decide, edits, prune (the target has a digest; the window's words are those "
-            "of the training messages) and the index. Up to "
-            f"{max(len(cons[n]['build_plan_s']) for n in done) if done else 0} runs per size (fewer once a size passed "
-            "60 s); medians."
+            "of the training messages) and the index. Each run is a fresh worker process (the memory written, loaded "
+            "and planned once, nothing cached), the sizes interleaved repetition by repetition; "
+            f"{max(len(cons[n]['build_plan_s']) for n in done) if done else 0} runs per size; medians."
         )
         add("")
         add(
-            "| entries | load_memory | propose | build_plan | runs | proposals | entries targeted | refusals | pruned | worker peak RSS |"
+            "| entries | load_memory | propose | build_plan | build_plan cpu | runs | proposals | entries targeted | refusals | pruned | worker peak RSS |"
         )
-        add("|---|---|---|---|---|---|---|---|---|---|")
+        add("|---|---|---|---|---|---|---|---|---|---|---|")
         for n in sizes:
             c = cons[n]
             if n not in done:
-                add(f"| {n:,} | | | {t(n, plan_m)} | 0 | | | | | {c['worker_rss_kb'] / 1024:.0f} MiB |")
+                add(f"| {n:,} | | | {t(n, plan_m)} | | 0 | | | | | {c['worker_rss_kb'] / 1024:.0f} MiB |")
                 continue
             add(
                 f"| {c['entries']:,} | {fmt_s(c['load_memory_s'])} | {fmt_s(prop_m[n])} | {fmt_s(plan_m[n])} | "
+                f"{fmt_s(cpu_m[n])} | "
                 f"{len(c['build_plan_s'])} | {', '.join(f'{k} {v}' for k, v in sorted(c['proposals'].items()))} | "
                 f"{c.get('targeted_entries', '?')} | "
                 f"{', '.join(f'{k} {v}' for k, v in sorted(c['refusals'].items()))} | {c['pruned']} | "

@@ -16,6 +16,7 @@ import contextlib
 import json
 import os
 import re
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -342,10 +343,11 @@ def _store(target: Path, data: dict[str, Any], dstats: DigestStats) -> None:
     temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        temp.write_bytes(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+        # ASCII with \u escapes: a lone surrogate (a cwd from a JSON escape) round-trips too.
+        temp.write_bytes(json.dumps(data, separators=(",", ":")).encode("ascii"))
         os.replace(temp, target)
-    except (OSError, UnicodeEncodeError) as exc:  # a cache that cannot be written only costs speed
-        dstats.cache_errors.append(f"{target}: {getattr(exc, 'strerror', None) or exc}")
+    except OSError as exc:  # a cache that cannot be written only costs speed
+        dstats.cache_errors.append(f"{target}: {exc.strerror or exc}")
         with contextlib.suppress(OSError):
             temp.unlink()
 
@@ -370,6 +372,9 @@ def drop_orphans(
             # Per-session files of digest format 2: superseded by the packs.
             shutil.rmtree(entry.path, ignore_errors=True)
             continue
+        if entry.name.startswith(".") and entry.name.endswith(".tmp"):
+            _drop_stale_temp(entry)
+            continue
         if not entry.name.endswith(".json") or entry.name.startswith("."):
             continue
         folder = entry.name[: -len(".json")]
@@ -381,6 +386,13 @@ def drop_orphans(
                 dstats.dropped += 1
             continue
         _rewrite_pack(_load_pack(paths, folder), {}, set(), keep_since, dstats)
+
+
+def _drop_stale_temp(entry: os.DirEntry[str]) -> None:
+    # Left by a run killed while writing a pack; one younger than an hour may be another run's.
+    with contextlib.suppress(OSError):
+        if time.time() - entry.stat(follow_symlinks=False).st_mtime > 3600:
+            os.unlink(entry.path)
 
 
 def window_start_text(since: datetime) -> str:

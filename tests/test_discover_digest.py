@@ -445,6 +445,34 @@ def test_cache_keeps_the_window_not_the_history(claude: Path) -> None:
     assert (result.digests.built, result.digests.reused) == (0, 2)
 
 
+def test_temp_files_of_a_killed_run_are_removed_when_old(claude: Path) -> None:
+    write_session(claude, "/home/dana/app", [Turn(RULE, _now() - timedelta(hours=1))])
+    _gather(claude)
+    digests = claude / "dream" / "digests"
+    old = digests / f".{slug('/home/dana/app')}.json.4242.tmp"
+    fresh = digests / f".{slug('/home/dana/app')}.json.4343.tmp"
+    for path in (old, fresh):
+        path.write_text('{"format": ', encoding="utf-8")
+    two_hours_ago = (_now() - timedelta(hours=2)).timestamp()
+    os.utime(old, (two_hours_ago, two_hours_ago))
+    write_session(claude, "/home/dana/app", [Turn(RULE2, _now() - timedelta(minutes=5))])
+    _gather(claude)
+    assert not old.exists()
+    assert fresh.exists()  # may be another run's, still writing
+
+
+def test_a_pack_with_text_utf8_cannot_hold_is_still_written(claude: Path) -> None:
+    # json.loads gives a lone surrogate for a "\\udc80" escape; a cwd holding one must not stop the cache.
+    path = write_session(claude, "/home/dana/app", [Turn(RULE, _now() - timedelta(hours=1))], session_id="s1")
+    path.write_text(
+        path.read_text(encoding="utf-8").replace('"cwd":"/home/dana/app"', '"cwd":"/home/dana/\\udc80app"')
+    )
+    _, first, texts = _gather(claude)
+    assert first.built == 1 and not first.cache_errors and texts == [RULE]
+    _, again, _ = _gather(claude)
+    assert (again.built, again.reused) == (0, 1)
+
+
 def test_format_2_per_session_caches_are_removed(claude: Path) -> None:
     write_session(claude, "/home/dana/app", [Turn(RULE, _now() - timedelta(hours=1))])
     legacy = claude / "dream" / "digests" / slug("/home/dana/app") / "claude-s1.json"

@@ -282,22 +282,34 @@ def native_lock_holder(paths: MemoryPaths, now: float | None = None) -> int | No
     if current - st.st_mtime >= defaults.NATIVE_LOCK_MAX_AGE_SECONDS:
         return None
     pid = _parse_pid(raw)
-    if pid is None or pid == os.getpid() or not _pid_alive(pid) or _is_dream_run(pid):
+    if pid is None or pid == os.getpid() or not _pid_alive(pid) or not _may_be_claude_code(pid):
         return None
     return pid
 
 
-def _is_dream_run(pid: int) -> bool:
-    """Whether `pid` is a dream run (`python -m dream …` or the `dream` script), where that can be
-    told (Linux /proc); elsewhere every live holder counts as Claude Code's, the safe side."""
+def _proc_cmdline(pid: int) -> list[bytes] | None:
+    """The process's argv from /proc (Linux); None where that cannot be read."""
     try:
         with open(f"/proc/{pid}/cmdline", "rb") as fh:
-            argv = fh.read(4096).split(b"\0")
+            return fh.read(4096).split(b"\0")
     except OSError:
+        return None
+
+
+def _may_be_claude_code(pid: int) -> bool:
+    """Whether a live `pid` may be Claude Code's auto-dream: not when it is a dream run (`python -m
+    dream …` or the `dream` script), nor a process already exiting, whose argv is gone (the kernel
+    drops it before the process releases its file locks, so a dream run waiting on `.dream.lock`
+    wakes while the run before it is in that state). Where /proc cannot tell, every live holder
+    counts as Claude Code's: the safe side."""
+    argv = _proc_cmdline(pid)
+    if argv is None:
+        return True
+    if argv == [b""]:
         return False
     if any(argv[i] == b"-m" and argv[i + 1] == b"dream" for i in range(min(len(argv) - 1, 4))):
-        return True
-    return any(os.path.basename(arg) == b"dream" for arg in argv[:2])
+        return False
+    return not any(os.path.basename(arg) == b"dream" for arg in argv[:2])
 
 
 def native_lock_held(paths: MemoryPaths, now: float | None = None) -> bool:

@@ -413,6 +413,27 @@ def test_native_lock_zombie_holder_is_dead(paths: MemoryPaths) -> None:
         proc.wait(timeout=10)
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="argv is read from /proc")
+def test_native_lock_holder_that_is_exiting_holds_nothing(
+    paths: MemoryPaths, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A process in exit has no argv in /proc before it releases its file locks: the run waiting
+    # on `.dream.lock` wakes while the previous dream run, whose PID is in `.consolidate-lock`, is
+    # in that state. Seen in CI as "Claude Code's own auto-dream is consolidating" between two runs.
+    paths.memory_dir.mkdir(parents=True)
+    holder = _sleeper()
+    try:
+        paths.native_lock.write_text(str(holder.pid))
+        assert native_lock_held(paths)  # a live process with an argv that is not dream's
+        real = fsio._proc_cmdline
+        monkeypatch.setattr(fsio, "_proc_cmdline", lambda pid: [b""] if pid == holder.pid else real(pid))
+        assert not native_lock_held(paths)
+        monkeypatch.setattr(fsio, "_proc_cmdline", lambda pid: None)  # /proc cannot tell: the safe side
+        assert native_lock_held(paths)
+    finally:
+        _stop(holder)
+
+
 def test_native_lock_appearing_while_waiting_is_honoured(paths: MemoryPaths) -> None:
     native = _sleeper()
     first = MemoryLock(paths, timeout=1)

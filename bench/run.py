@@ -447,7 +447,8 @@ def consolidate_worker(entries: int, signals: int, seed: int, reps: int, profile
 
 
 def parse_one_worker(path: str, reps: int) -> None:
-    """In-process cost of building one session's digest (the parse a new session needs)."""
+    """What parsing one session costs: first thing in a fresh process (after the imports a warm run has
+    made anyway: the classifier's modules and the model load lazily), then again in-process."""
     from dream.digest import build_digest
     from dream.discover import CLAUDE, SessionSource
     from dream.transcripts import ReadStats
@@ -457,10 +458,11 @@ def parse_one_worker(path: str, reps: int) -> None:
     source = SessionSource(str(file), CLAUDE, file.parent.name, file.stem, info.st_size, info.st_mtime)
     from dream.model import load_model
 
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), time.process_time()
     load_model()  # what the first digest built in a run pays once
     model_s = time.perf_counter() - start
-    build_digest(source, source.folder, ReadStats())
+    build_digest(source, source.folder, ReadStats())  # imports the classifier's modules on the way
+    first_s, first_cpu_s = time.perf_counter() - start, time.process_time() - start_cpu
     times = []
     for _ in range(reps):
         start = time.perf_counter()
@@ -470,7 +472,14 @@ def parse_one_worker(path: str, reps: int) -> None:
 
     print(
         json.dumps(
-            {"dream": dream.__file__, "bytes": info.st_size, "build_digest_s": times, "model_load_s": model_s}
+            {
+                "dream": dream.__file__,
+                "bytes": info.st_size,
+                "build_digest_s": times,
+                "model_load_s": model_s,
+                "first_parse_s": first_s,
+                "first_parse_cpu_s": first_cpu_s,
+            }
         )
     )
 
@@ -687,6 +696,7 @@ class Bench:
                 new_session_bytes=info["bytes"],
                 parse_s=median(parse["build_digest_s"]),
                 model_load_s=parse["model_load_s"],
+                first_parse_cpu_s=parse["first_parse_cpu_s"],
             )
             added.append(d)
             self.log(
@@ -974,11 +984,14 @@ def render(r: dict[str, Any]) -> str:
         extra = plus1 - warm
         extra_cpu = median([x["cpu"] for x in r["plus1"]]) - warm_cpu
         model = median([x.get("model_load_s", 0.0) for x in r["plus1"]])
+        first = median([x.get("first_parse_cpu_s", 0.0) for x in r["plus1"]])
         add(
             f"| one new session costs about one session's parse | +{fmt_s(max(extra, 0))} wall, +{fmt_s(max(extra_cpu, 0))} "
-            f"cpu over warm ({fmt_s(plus1)} in all) | that session's digest in-process: {fmt_s(parse1)}, plus loading the "
-            f"signal model once: {fmt_s(model)}; cold ÷ sessions: {fmt_s(cold_d / files['count'])} | "
-            f"{verdict(extra_cpu <= parse1 + model + 0.1)} (criterion: cpu extra ≤ parse + model load + 100 ms) |"
+            f"cpu over warm ({fmt_s(plus1)} in all) | that session parsed first thing in a fresh process: cpu "
+            f"{fmt_s(first)} (the classifier's imports, the signal model {fmt_s(model)}, the parse); again in-process: "
+            f"{fmt_s(parse1)}; cold ÷ sessions: {fmt_s(cold_d / files['count'])} | "
+            f"{verdict(extra_cpu <= first + 0.05)} (criterion: cpu extra ≤ that first parse + 50 ms for rewriting "
+            "its folder's digest pack) |"
         )
     if cons:
         sizes = sorted(int(n) for n in cons)
@@ -1096,6 +1109,11 @@ def render(r: dict[str, Any]) -> str:
         add(
             f"| loading the signal model (`load_model()`, once per run that builds a digest; ms) | "
             f"{_runs(r['plus1'], 'model_load_s', 1000, 0)} | {fmt_s(model)} |"
+        )
+        first = median([x.get("first_parse_cpu_s", 0.0) for x in r["plus1"]])
+        add(
+            "| that session parsed first thing in a fresh process, cpu (the classifier's imports, the model, "
+            f"the parse; ms) | {_runs(r['plus1'], 'first_parse_cpu_s', 1000, 0)} | {fmt_s(first)} |"
         )
         add("")
     if cons:

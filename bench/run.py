@@ -277,6 +277,9 @@ def summary_lines(text: str, project: str) -> list[str]:
     return keep
 
 
+WARM_REPS = 9
+
+
 def drop_digests(home: Path) -> None:
     shutil.rmtree(home / "dream" / "digests", ignore_errors=True)
 
@@ -679,16 +682,13 @@ class Bench:
         self.log(f"python line scan: {scan['wall']:.2f} s")
         self.r["cold"] = {"dream": cold, "grep": grep, "line_scan": scan}
 
-        warm = []
-        for rep in range(self.args.reps):
+        # Warm runs and runs with one new session alternate, WARM_REPS of each: their difference is a
+        # tenth of a second, and the machine's speed drifts by more than that between minutes.
+        warm, added = [], []
+        for rep in range(max(self.args.reps, WARM_REPS)):
             d = run_dream(home, ["signals"], self.since, OUT / f"signals-warm-{self.mode}.txt")
             warm.append(d)
             self.log(f"dream warm rep {rep + 1}: {d['wall']:.3f} s (cpu {d['cpu']:.3f} s)")
-        self.r["warm"] = warm
-        self.command("warm gather (digests kept)", dream_cmd(home, "signals", since=self.since))
-
-        added = []
-        for rep in range(self.args.reps):
             info = make_home.add_session(home, self.args.seed, rep, project=1)
             d = run_dream(home, ["signals"], self.since, OUT / f"signals-plus1-{self.mode}.txt")
             parse, _ = worker_json(["--parse-one", info["path"], "--reps", "5"])
@@ -700,11 +700,15 @@ class Bench:
             )
             added.append(d)
             self.log(
-                f"dream warm + 1 session rep {rep + 1}: {d['wall']:.3f} s (its parse alone {d['parse_s'] * 1000:.0f} ms)"
+                f"dream warm + 1 session rep {rep + 1}: {d['wall']:.3f} s (cpu {d['cpu']:.3f} s; that session "
+                f"parsed first in a fresh process: cpu {d['first_parse_cpu_s'] * 1000:.0f} ms)"
             )
-            # Its digest leaves the folder's pack when the next run finds the file gone.
             Path(info["path"]).unlink()
+            # Not timed: drops the removed session from its folder's pack, so the next warm run writes nothing.
+            run_dream(home, ["signals"], self.since, OUT / f"signals-cleanup-{self.mode}.txt")
+        self.r["warm"] = warm
         self.r["plus1"] = added
+        self.command("warm gather (digests kept)", dream_cmd(home, "signals", since=self.since))
         self.command(
             "one new session",
             f"make_home.add_session(HOME, {self.args.seed}, n, project=1), then the warm gather",

@@ -74,18 +74,19 @@ class Digest:
 
     @classmethod
     def from_row(cls, path: str, folder: str, row: dict[str, Any]) -> Digest:
+        """A pack entry as a Digest; the caller has checked its signature against the file's stat."""
         return cls(
             session_id=str(row["session_id"]),
             path=path,
             folder=folder,
-            signature=[int(n) for n in row["signature"]],
+            signature=row["signature"],
             cwd=row.get("cwd"),
             first_timestamp=row.get("first_timestamp"),
             last_timestamp=row.get("last_timestamp"),
             message_count=int(row.get("message_count", 0)),
             signals=[Signal.from_row(folder, s) for s in row.get("signals", [])],
             terms=str(row.get("terms", "")),
-            skipped={str(k): int(v) for k, v in row.get("skipped", {}).items()},
+            skipped=dict(row.get("skipped") or {}),
         )
 
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import NamedTuple
 
 from dream.paths import Paths, project_slug
 from dream.transcripts import ReadStats, daily_log_date
@@ -15,9 +15,10 @@ OPENCLAW_SESSION = "openclaw-session"
 OPENCLAW_LOG = "openclaw-log"
 
 
-@dataclass(frozen=True)
-class SessionSource:
-    """One file of evidence: a transcript, an OpenClaw session, or an OpenClaw daily log."""
+class SessionSource(NamedTuple):
+    """One file of evidence: a transcript, an OpenClaw session, or an OpenClaw daily log.
+
+    Immutable; a named tuple because discovery makes one per transcript on every run."""
 
     # The file's path as text: a warm run only compares it with the digest cache's keys, and a
     # Path object per session costs a tenth of such a run.

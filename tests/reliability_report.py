@@ -1399,11 +1399,9 @@ def _fault_bad_config(home: Home) -> Fault:
 
 def _fault_garbage_state(home: Home) -> Fault:
     state = home.claude / "dream"
-    for path in [
-        *state.glob("review/*.json"),
-        *state.glob("entries/*.json"),
-        *state.glob("digests/*/*.json"),
-    ]:
+    packs = list(state.glob("digests/*.json"))  # one digest pack per project folder
+    assert packs, "the steady home has no digest cache to corrupt"
+    for path in [*state.glob("review/*.json"), *state.glob("entries/*.json"), *packs]:
         path.write_bytes(b"\x00{not json")
     for path in state.glob("reports/*.jsonl"):
         path.write_bytes(b"{torn\n" + os.urandom(64) + b"\n")

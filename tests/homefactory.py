@@ -185,3 +185,53 @@ class MemoryHome:
         from dream.paths import memory_paths
 
         return load_memory(memory_paths(self.memory, "native"), "native")
+
+
+def make_signal(
+    text: str,
+    category: str,
+    at: datetime,
+    *,
+    sid: str = "5e55a1d0-0000-4000-8000-000000000000",
+    confidence: float = 0.95,
+    durability: float = 0.95,
+    change_risk: float = 0.1,
+    sensitivity: float = 0.05,
+    redactions: tuple[str, ...] = (),
+    unsafe: tuple[str, ...] = (),
+    uuid_of: str | None = None,
+) -> Any:
+    """A Signal of project "-p" as the extractor would make it; its uuid derives from `uuid_of`
+    (default: the text) and the time."""
+    import hashlib
+
+    from dream.signals import Signal
+
+    return Signal(
+        project="-p",
+        session_id=sid,
+        uuid=hashlib.sha1(f"{uuid_of or text}{at}".encode()).hexdigest()[:8] + "-0000-4000-8000-000000000000",
+        timestamp=at.isoformat().replace("+00:00", "Z"),
+        category=category,
+        text=text,
+        confidence=confidence,
+        durability=durability,
+        change_risk=change_risk,
+        sensitivity=sensitivity,
+        categories=(category,),
+        redactions=redactions,
+        unsafe=unsafe,
+    )
+
+
+def write_lone_surrogate_session(claude_dir: Path, cwd: str, at: datetime) -> Turn:
+    """Session `s-1` whose message was cut inside an emoji: the client's JSON.stringify writes that as a
+    lone surrogate escape ("\\ud83c"), valid JSON whose decoded text UTF-8 cannot encode."""
+    turn = Turn("From now on always use pnpm in this repo \U0001f389", at)
+    lines = [json.dumps(json.loads(line)) for line in session_lines("s-1", cwd, [turn])]
+    lines = [line.replace("\\ud83c\\udf89", "\\ud83c") for line in lines]
+    assert any("\\ud83c" in line for line in lines)
+    folder = claude_dir / "projects" / slug(cwd)
+    folder.mkdir(parents=True)
+    (folder / "s-1.jsonl").write_text("\n".join(lines) + "\n", encoding="ascii")
+    return turn

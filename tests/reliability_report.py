@@ -1263,11 +1263,12 @@ def mounted(kind: str, target: Path, size: str = "64k") -> Iterator[str]:
         subprocess.run(["umount", "-l", str(target)], capture_output=True, timeout=30, check=False)
 
 
-def _pending_flag(home: Home) -> bytes:
+def _pending_flag(home: Home, sessions: int = 6, age: float = 7200) -> bytes:
+    """The Stop hook's flag naming this home's project, written `age` seconds ago."""
     flag = {
         "version": 1,
-        "created": time.time() - 7200,
-        "projects": {home.key: {"cwd": str(home.cwd), "memory_dir": str(home.memory), "sessions": 6}},
+        "created": time.time() - age,
+        "projects": {home.key: {"cwd": str(home.cwd), "memory_dir": str(home.memory), "sessions": sessions}},
     }
     data = json.dumps(flag).encode()
     (home.claude / ".dream-pending").write_bytes(data)
@@ -1285,22 +1286,31 @@ def _fault_read_only(home: Home) -> Fault:
     return Fault(codes=(1,), run_failed=True, message=r"read-only \(EROFS\)", cleanup=stack.close)
 
 
-def _fault_full_disk(home: Home) -> Fault:
-    quiet_session(home, signal=True)
-    _pending_flag(home)
+def _memory_on_a_full_disk(home: Home) -> tuple[dict[str, bytes], contextlib.ExitStack, str]:
+    """The memory dir moved onto a 64 KB tmpfs (its files copied over), and what is left filled by
+    `.filler`: (the files as they were, the stack that unmounts it, why it could not be done or "")."""
     saved = {p.name: p.read_bytes() for p in home.memory.iterdir() if p.is_file()}
     stack = contextlib.ExitStack()
     reason = stack.enter_context(mounted("tmpfs", home.memory, "64k"))
     if reason:
         stack.close()
-        return Fault(skip=reason)
+        return saved, stack, reason
     for name, data in saved.items():
         (home.memory / name).write_bytes(data)
-    # Fill what is left, so the first byte dream writes in the memory dir finds the disk full.
     with contextlib.suppress(OSError), open(home.memory / ".filler", "wb") as out:
         while True:
             out.write(b"\0" * 4096)
             out.flush()
+    return saved, stack, ""
+
+
+def _fault_full_disk(home: Home) -> Fault:
+    quiet_session(home, signal=True)
+    _pending_flag(home)
+    # The first byte dream writes in the memory dir finds the disk full.
+    _, stack, reason = _memory_on_a_full_disk(home)
+    if reason:
+        return Fault(skip=reason)
     return Fault(codes=(1,), run_failed=True, message=r"disk is full \(ENOSPC\)", cleanup=stack.close)
 
 
@@ -1318,18 +1328,10 @@ def _fault_disk_fills_mid_write(home: Home) -> Fault:
             ]
         )
     _pending_flag(home)
-    saved = {p.name: p.read_bytes() for p in home.memory.iterdir() if p.is_file()}
-    stack = contextlib.ExitStack()
-    reason = stack.enter_context(mounted("tmpfs", home.memory, "64k"))
+    saved, stack, reason = _memory_on_a_full_disk(home)
     if reason:
-        stack.close()
         return Fault(skip=reason)
-    for name, data in saved.items():
-        (home.memory / name).write_bytes(data)
-    with contextlib.suppress(OSError), open(home.memory / ".filler", "wb") as out:
-        while True:
-            out.write(b"\0" * 4096)
-            out.flush()
+    # Then free 8 KB: room for the first file or two.
     (home.memory / ".filler").write_bytes(b"\0" * (os.stat(home.memory / ".filler").st_size - 8192))
 
     def check(home: Home, done: subprocess.CompletedProcess[str]) -> str:
@@ -1645,12 +1647,7 @@ def build_kill_home(root: Path, entries: int = 60) -> tuple[Home, set[str]]:
                 Turn("can you run the tests?", base + timedelta(hours=i, minutes=1)),
             ]
         )
-    flag = {
-        "version": 1,
-        "created": time.time() - 3600,
-        "projects": {home.key: {"cwd": str(home.cwd), "memory_dir": str(home.memory), "sessions": 7}},
-    }
-    (home.claude / ".dream-pending").write_text(json.dumps(flag))
+    _pending_flag(home, sessions=7, age=3600)
     return home, {normalise_key(t) for t in texts}
 
 

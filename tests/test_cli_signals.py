@@ -17,7 +17,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from homefactory import FIXTURES, Turn, session_lines, slug, write_session
+from homefactory import FIXTURES, Turn, slug, write_lone_surrogate_session, write_session
 
 from dream.defaults import CATEGORIES, SIGNAL_MAX_CHARS
 
@@ -281,14 +281,7 @@ def test_non_english_and_odd_text_run_without_error(home: Path) -> None:
 def test_lone_surrogate_in_a_transcript_does_not_crash(home: Path) -> None:
     # JavaScript strings are UTF-16; a message cut inside an emoji is written by JSON.stringify as a lone
     # surrogate escape. The line is valid JSON; the text it decodes to cannot be encoded as UTF-8.
-    claude = home / ".claude"
-    turn = Turn("From now on always use pnpm in this repo 🎉", _now() - timedelta(hours=1))
-    lines = [json.dumps(json.loads(line)) for line in session_lines("s-1", "/home/dana/app", [turn])]
-    lines = [line.replace("\\ud83c\\udf89", "\\ud83c") for line in lines]
-    assert any("\\ud83c" in line for line in lines)
-    folder = claude / "projects" / slug("/home/dana/app")
-    folder.mkdir(parents=True)
-    (folder / "s-1.jsonl").write_text("\n".join(lines) + "\n", encoding="ascii")
+    turn = write_lone_surrogate_session(home / ".claude", "/home/dana/app", _now() - timedelta(hours=1))
     for args in (["signals"], ["signals", "--json"]):
         result = dream(home, *args)
         assert result.returncode == 0, result.stderr[-2000:]

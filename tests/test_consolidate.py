@@ -18,7 +18,7 @@ from itertools import count
 from pathlib import Path
 
 import pytest
-from homefactory import MemoryHome, Turn, now, slug, write_session
+from homefactory import MemoryHome, Turn, make_signal, now, slug, write_session
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
@@ -447,34 +447,7 @@ CATEGORIES = ["correction", "preference", "decision", "pattern", "fact"]
 FILES = ["preferences.md", "decisions.md", "facts.md", "patterns.md", "corrections.md", "notes.md"]
 
 
-def _signal(
-    text: str,
-    category: str,
-    at: datetime,
-    *,
-    confidence: float = 0.95,
-    durability: float = 0.95,
-    change_risk: float = 0.1,
-    sensitivity: float = 0.05,
-    sid: str = "5e55a1d0-0000-4000-8000-000000000000",
-    redactions: tuple[str, ...] = (),
-    unsafe: tuple[str, ...] = (),
-) -> Signal:
-    return Signal(
-        project="-p",
-        session_id=sid,
-        uuid=hashlib.sha1(f"{text}{at}".encode()).hexdigest()[:8] + "-0000-4000-8000-000000000000",
-        timestamp=at.isoformat().replace("+00:00", "Z"),
-        category=category,
-        text=text,
-        confidence=confidence,
-        durability=durability,
-        change_risk=change_risk,
-        sensitivity=sensitivity,
-        categories=(category,),
-        redactions=redactions,
-        unsafe=unsafe,
-    )
+_signal = make_signal
 
 
 @st.composite

@@ -25,6 +25,7 @@ from itertools import count
 from pathlib import Path
 
 import pytest
+from homefactory import make_signal
 from hypothesis import HealthCheck, Phase, assume, event, given, note, settings
 from hypothesis import strategies as st
 
@@ -382,20 +383,7 @@ HOSTILE = [
 
 def _signal(text: str, category: str, at: datetime, sid: str) -> Signal:
     safe, unsafe = neutralise(text)
-    return Signal(
-        project="-p",
-        session_id=sid,
-        uuid=hashlib.sha1(f"{text}{at}".encode()).hexdigest()[:8] + "-0000-4000-8000-000000000000",
-        timestamp=at.isoformat().replace("+00:00", "Z"),
-        category=category,
-        text=safe,
-        confidence=0.95,
-        durability=0.95,
-        change_risk=0.1,
-        sensitivity=0.05,
-        categories=(category,),
-        unsafe=unsafe,
-    )
+    return make_signal(safe, category, at, sid=sid, unsafe=unsafe, uuid_of=text)  # type: ignore[no-any-return]
 
 
 @st.composite

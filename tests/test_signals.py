@@ -24,7 +24,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from homefactory import ATTACHMENTS, BLOB, REAL, SKILL_META, USER, Turn, iso, session_lines, slug
+from homefactory import (
+    ATTACHMENTS,
+    BLOB,
+    REAL,
+    SKILL_META,
+    USER,
+    Turn,
+    iso,
+    session_lines,
+    slug,
+    write_lone_surrogate_session,
+)
 
 from dream.api import Session
 from dream.defaults import CATEGORIES, GATE_MAX_SENSITIVITY, SIGNAL_MAX_CHARS
@@ -592,15 +603,9 @@ def test_lone_surrogate_in_a_transcript_does_not_break_gathering(isolated_home: 
     # as a lone surrogate escape ("\ud83d"). The line is valid JSON; the str it decodes to cannot be
     # encoded as UTF-8, so it must be made valid somewhere between the reader and the digest cache.
     claude = Path(os.environ["CLAUDE_CONFIG_DIR"])
-    turn = Turn(
-        "From now on always use pnpm in this repo \U0001f389", datetime.now(timezone.utc) - timedelta(hours=1)
+    turn = write_lone_surrogate_session(
+        claude, "/home/dana/app", datetime.now(timezone.utc) - timedelta(hours=1)
     )
-    lines = [json.dumps(json.loads(line)) for line in session_lines("s-1", "/home/dana/app", [turn])]
-    lines = [line.replace("\\ud83c\\udf89", "\\ud83c") for line in lines]
-    assert any("\\ud83c" in line for line in lines)
-    folder = claude / "projects" / slug("/home/dana/app")
-    folder.mkdir(parents=True)
-    (folder / "s-1.jsonl").write_text("\n".join(lines) + "\n", encoding="ascii")
     found = Session.open(claude_dir=claude).signals()
     assert [s.uuid for s in found] == [turn.uuid]
     for signal in found:

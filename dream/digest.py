@@ -6,8 +6,12 @@ reads fifty files, not thousands. A session's entry is keyed by its file's stat 
 ctime_ns, inode: git's test for an unchanged file; a rewrite that restores the mtime still moves
 the ctime), and a pack by the digest format, which includes the model version, so a changed file
 or a new model rebuilds it. A pack rewritten drops the entries of deleted sessions and of those
-older than the window, so it stays the size of the window, not of the history. The cache holds
-only redacted text.
+older than the window, so it stays the size of the window, not of the history.
+
+The cache keeps only what can become memory: the signals (redacted sentences and their scores).
+The words of the other messages are kept as short hashes of their terms, enough for prune to ask
+"was this entry mentioned?" and useless to anyone reading the file: a secret the redactor
+missed is not stored for every message read.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import json
 import os
 import re
 import time
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -29,6 +34,7 @@ from dream.model import MODEL_VERSION, load_model
 from dream.paths import Paths
 from dream.signals import Signal, extract_signals
 from dream.transcripts import (
+    Excluded,
     ReadStats,
     UserMessage,
     read_claude_transcript,
@@ -36,9 +42,18 @@ from dream.transcripts import (
     read_openclaw_session,
 )
 
-DIGEST_FORMAT = 3
+DIGEST_FORMAT = 4
 _TERM = re.compile(r"[a-z][a-z0-9+#.-]{2,29}")
 MAX_TERMS = 4000
+
+
+def term_hash(term: str) -> str:
+    """The stored form of one content term (see `similarity.content_terms`): 32 bits, hex."""
+    return f"{zlib.crc32(term.encode('utf-8', 'surrogatepass')):08x}"
+
+
+def term_hashes(terms: Iterable[str]) -> frozenset[str]:
+    return frozenset(term_hash(t) for t in terms)
 
 
 @dataclass
@@ -53,8 +68,8 @@ class Digest:
     last_timestamp: str | None
     message_count: int
     signals: list[Signal]
-    # Words the person used in this session (redacted first, space-separated): what prune counts
-    # as a reference. Kept as one string: only prune splits it, and most runs never prune.
+    # Hashes of the content terms the person used in this session (space-separated, see
+    # `term_hash`): what prune counts as a reference. One string: only prune splits it.
     terms: str
     skipped: dict[str, int] = field(default_factory=dict)
 
@@ -133,14 +148,16 @@ def build_digest(source: SessionSource, project: str, stats: ReadStats) -> Diges
     if local.files == 0:
         return None  # never opened: `_messages` named it in `unreadable`
     signals: list[Signal] = []
-    terms: set[str] = set()
+    words: set[str] = set()
     from dream.redact import redact
+    from dream.similarity import content_terms
 
     for message in messages:
         redacted = redact(message.text).text
         signals.extend(extract_signals(message, project, redacted))
-        if len(terms) < MAX_TERMS:
-            terms.update(_TERM.findall(redacted.lower()))
+        if len(words) < MAX_TERMS:
+            words.update(_TERM.findall(redacted.lower()))
+    hashes = sorted(term_hashes(content_terms(" ".join(sorted(words)[:MAX_TERMS]))))
     cwd = next((m.cwd for m in messages if m.cwd), None)
     stamps = sorted(m.timestamp for m in messages)
     return Digest(
@@ -153,13 +170,14 @@ def build_digest(source: SessionSource, project: str, stats: ReadStats) -> Diges
         last_timestamp=stamps[-1].isoformat() if stamps else None,
         message_count=len(messages),
         signals=_cap_per_category(signals),
-        terms=" ".join(sorted(terms)[:MAX_TERMS]),
+        terms=" ".join(hashes),
         skipped={
             "malformed": local.malformed_lines,
             "oversized": local.oversized_lines,
             "invalid_utf8": local.invalid_utf8_lines,
             "truncated": local.truncated_last_lines,
             "tool_injections": local.tool_injections,
+            **{kind.key: count for kind, count in local.excluded.items()},
         },
     )
 
@@ -277,6 +295,7 @@ def get_digests(
         if cached is not None:
             dstats.reused += 1
             found.append((source, cached))
+            _count_excluded(stats, cached.skipped)
         else:
             to_build.append(source)
     built = _build_all(to_build)
@@ -295,6 +314,14 @@ def get_digests(
     order = {id(source): i for i, source in enumerate(sources)}
     found.sort(key=lambda item: order[id(item[0])])
     return [(source, digest) for source, digest in found if digest is not None]
+
+
+def _count_excluded(stats: ReadStats, skipped: dict[str, int]) -> None:
+    """A cached session's non-person entries still count in this run's report."""
+    for kind in Excluded:
+        count = skipped.get(kind.key)
+        if count:
+            stats.excluded[kind] += count
 
 
 def _rewrite_pack(

@@ -164,9 +164,11 @@ def _prune(
 
     cutoff = (today - timedelta(days=config.stale_days)).isoformat()
     # What the window's sessions said counts as a reference, the signals' sentences included.
-    window_terms = content_terms(
-        " ".join(d.terms for d in target.digests) + " " + " ".join(s.text for s in target.signals)
-    )
+    # The digests keep hashes of the terms, never the words (see digest.term_hash).
+    from dream.digest import term_hashes
+
+    window_terms = {h for d in target.digests for h in d.terms.split()}
+    window_terms |= term_hashes(content_terms(" ".join(s.text for s in target.signals)))
     pruned = []
     archive_rel = memory.rel(memory.paths.archive)
     for entry in memory.entries:
@@ -178,7 +180,7 @@ def _prune(
         editor = edits.editors.get(entry.file)
         if editor is not None and entry.line in editor.replacements:
             continue  # this run already changed it
-        if id(entry) in targeted or memory.statement(entry).terms & window_terms:
+        if id(entry) in targeted or not window_terms.isdisjoint(term_hashes(memory.statement(entry).terms)):
             continue
         edits.editor(entry.file).remove(entry)
         edits.archive(

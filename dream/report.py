@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from dream import defaults
-from dream.transcripts import ReadStats
+from dream.transcripts import Excluded, ReadStats
 
 
 @dataclass
@@ -107,10 +107,19 @@ def read_stats_json(stats: ReadStats) -> dict[str, Any]:
             "invalid_utf8": stats.invalid_utf8_lines,
             "truncated_last_line": stats.truncated_last_lines,
         },
+        # Not the person's words (DESIGN.md §3), by kind; cached sessions included.
+        "excluded": {kind.key: stats.excluded[kind] for kind in Excluded if stats.excluded[kind]},
         "tool_injections": stats.tool_injections,
         "unreadable": [{"path": p, "reason": r} for p, r in stats.unreadable[: defaults.REPORT_MAX_FAILURES]],
         "unreadable_more": max(0, len(stats.unreadable) - defaults.REPORT_MAX_FAILURES),
     }
+
+
+def excluded_line(excluded: dict[str, int]) -> str:
+    """`skipped: 412 SDK-session entries, 18 task notifications, …`: what was not the person's."""
+    labels = {kind.key: kind.value for kind in Excluded}
+    parts = [f"{count} {labels.get(key, key)}" for key, count in excluded.items() if count]
+    return "skipped (not your words): " + ", ".join(parts)
 
 
 def read_summary_line(stats: ReadStats | None, cached: int = 0) -> str:
@@ -126,6 +135,8 @@ def read_summary_line(stats: ReadStats | None, cached: int = 0) -> str:
             f"skipped {skipped} lines (malformed {stats.malformed_lines}, oversized {stats.oversized_lines}, "
             f"truncated {stats.truncated_last_lines})"
         )
+    if stats.excluded:
+        parts.append(excluded_line({kind.key: n for kind, n in stats.excluded.items()}))
     if stats.invalid_utf8_lines:
         parts.append(f"{stats.invalid_utf8_lines} lines with invalid UTF-8 (read with replacement)")
     if stats.unreadable:
@@ -182,6 +193,8 @@ def render_run(result: RunResult, as_json: bool = False) -> str:
         f"lines skipped: {skipped['malformed']} malformed, {skipped['oversized']} oversized, "
         f"{skipped['truncated_last_line']} truncated, {skipped['invalid_utf8']} invalid UTF-8"
     )
+    if read.get("excluded"):
+        out.append(excluded_line(read["excluded"]))
     for item in read["unreadable"]:
         out.append(f"  could not read {item['path']}: {item['reason']}")
     if read.get("tool_injections"):

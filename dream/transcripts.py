@@ -8,8 +8,10 @@ structure, never the inside of a string value (where a quote is always written `
 
 from __future__ import annotations
 
+import enum
 import json
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
@@ -31,22 +33,66 @@ _NEVER_USER_TEXT = (
     b'"isVisibleInTranscriptOnly":true',
 )
 _OPENCLAW_NEEDLES = (b'"role":"user"', b'"role": "user"', b'"type":"session"', b'"type": "session"')
-
-# Messages that are the client's wrappers around a slash command or a `!` shell command.
-_WRAPPER_TAGS = (
-    "<command-name>",
-    "<command-message>",
-    "<command-args>",
-    "<local-command-stdout>",
-    "<local-command-stderr>",
-    "<bash-input>",
-    "<bash-stdout>",
-    "<bash-stderr>",
+# A session run through the Agent SDK or print mode (`claude -p`) is a program's, never the
+# person's (DESIGN.md §3). Older clients set the field on some lines only, so any user line
+# that carries it marks the whole session. In the client's compact JSON the field sits near the
+# end of the line, after the message: a rejected line (a tool result) is searched there only.
+_SDK_MARKERS = (
+    b'"entrypoint":"sdk-',
+    b'"entrypoint": "sdk-',
+    b'"promptSource":"sdk"',
+    b'"promptSource": "sdk"',
 )
+_SDK_TAIL = 1024
+SDK_ENTRYPOINTS = frozenset({"sdk-cli", "sdk-ts", "sdk-py"})
+# Where a newer client names the author, these values are the person's own typing ("queued":
+# typed while the agent was busy); any other value is the client's or a program's.
+_TYPED_SOURCES = frozenset({"typed", "queued"})
+
+
+class Excluded(enum.Enum):
+    """Kinds of user-entry text that are not the person's words (DESIGN.md §3), for the report."""
+
+    SDK_SESSION = "SDK-session entries"
+    TASK_NOTIFICATION = "task notifications"
+    PLAN = "plan-mode plans"
+    IDE_BLOCK = "IDE blocks"
+    SHELL_ESCAPE = "shell escapes"
+    SLASH_COMMAND = "slash-command wrappers"
+    INTERRUPTION = "interruption markers"
+    IMAGE = "images and documents"
+    NOT_TYPED = "entries the client marks as not typed"
+    PASTE = "pastes"
+
+    @property
+    def key(self) -> str:
+        return self.name.lower()
+
+
+# Opening tags of whole messages that the client writes around something that is not the
+# person's prose, and what each is.
+_WRAPPER_TAGS: tuple[tuple[str, Excluded], ...] = (
+    ("<command-name>", Excluded.SLASH_COMMAND),
+    ("<command-message>", Excluded.SLASH_COMMAND),
+    ("<command-args>", Excluded.SLASH_COMMAND),
+    ("<local-command-stdout>", Excluded.SHELL_ESCAPE),
+    ("<local-command-stderr>", Excluded.SHELL_ESCAPE),
+    ("<local-command-caveat>", Excluded.SHELL_ESCAPE),
+    ("<bash-input>", Excluded.SHELL_ESCAPE),
+    ("<bash-stdout>", Excluded.SHELL_ESCAPE),
+    ("<bash-stderr>", Excluded.SHELL_ESCAPE),
+    ("<task-notification>", Excluded.TASK_NOTIFICATION),
+    ("[Request interrupted by user", Excluded.INTERRUPTION),
+    ("Implement the following plan:", Excluded.PLAN),
+)
+_WRAPPER_STARTS = tuple(tag for tag, _ in _WRAPPER_TAGS)
 _STRIPPED_BLOCKS = re.compile(
     r"<(system-reminder|user-prompt-submit-hook)>.*?(</\1>|\Z)", re.DOTALL | re.IGNORECASE
 )
-_INTERRUPTED = "[Request interrupted by user"
+# IDE context the VS Code / JetBrains extensions add beside the person's words.
+_IDE_BLOCK = re.compile(r"<(ide_[a-z_]+)>.*?(?:</\1>|\Z)", re.DOTALL)
+# Image placeholders the client writes into the person's text ("[Image #2]", "[Image: source: …]").
+_IMAGE_MARK = re.compile(r"\[Image(?: #\d+|: source: [^\]\n]*)\]")
 _TOOL_INJECTION = re.compile(
     rb"(?i)remember (?:this|the following) (?:rule|instruction)|"
     rb"ignore (?:all )?(?:the )?(?:previous|prior|above) instructions|"
@@ -99,6 +145,8 @@ class ReadStats:
     # Tool results carrying text that tries to instruct the agent (ignored, only counted).
     tool_injections: int = 0
     unreadable: list[tuple[str, str]] = field(default_factory=list)
+    # User entries, blocks and pastes that were not the person's words, by kind.
+    excluded: Counter[Excluded] = field(default_factory=Counter)
 
     def add(self, other: ReadStats) -> None:
         self.files += other.files
@@ -111,6 +159,7 @@ class ReadStats:
         self.truncated_last_lines += other.truncated_last_lines
         self.tool_injections += other.tool_injections
         self.unreadable.extend(other.unreadable)
+        self.excluded.update(other.excluded)
 
 
 def parse_timestamp(value: object) -> datetime | None:
@@ -135,13 +184,27 @@ def parse_timestamp(value: object) -> datetime | None:
     return stamp.astimezone(timezone.utc)
 
 
-def clean_user_text(text: str) -> str | None:
-    """The user's words with client-inserted blocks removed; None when nothing of theirs is left."""
+def clean_user_text(text: str, excluded: Counter[Excluded] | None = None) -> str | None:
+    """The user's words with client-inserted blocks removed; None when nothing of theirs is left.
+
+    What is removed is counted by kind in `excluded`. Pasted material is not removed here (see
+    `person_text`).
+    """
     stripped = text.lstrip()
-    if stripped.startswith(_WRAPPER_TAGS) or stripped.startswith(_INTERRUPTED):
+    if stripped.startswith(_WRAPPER_STARTS):
+        if excluded is not None:
+            excluded[next(kind for tag, kind in _WRAPPER_TAGS if stripped.startswith(tag))] += 1
         return None
     if "<" in text:
         text = _STRIPPED_BLOCKS.sub("", text)
+        if "<ide_" in text:
+            text, found = _IDE_BLOCK.subn("", text)
+            if excluded is not None:
+                excluded[Excluded.IDE_BLOCK] += found
+    if "[Image" in text:
+        text, found = _IMAGE_MARK.subn("", text)
+        if excluded is not None and found and not text.strip():
+            excluded[Excluded.IMAGE] += 1
     if not text.isascii():
         # A string cut mid-emoji by the client's JSON writer leaves a lone surrogate: make it
         # valid text, or every later encode (cache, stdout) would fail.
@@ -150,8 +213,23 @@ def clean_user_text(text: str) -> str | None:
     return text or None
 
 
-def _content_text(content: Any) -> str | None:
-    """A string, or the `text` blocks of a content list. Any `tool_result` block disqualifies it."""
+def person_text(text: str, excluded: Counter[Excluded]) -> str | None:
+    """What the person wrote in a message: client blocks removed, then pasted material cut out
+    (only the framing around a paste is theirs, DESIGN.md §3)."""
+    cleaned = clean_user_text(text, excluded)
+    if cleaned is None or "\n" not in cleaned:
+        return cleaned  # one line: a paste of one line is left to the sentence filter
+    from dream.pastes import split_pastes
+
+    split = split_pastes(cleaned)
+    if split.pastes:
+        excluded[Excluded.PASTE] += len(split.pastes)
+    return split.framing or None
+
+
+def _content_text(content: Any, excluded: Counter[Excluded]) -> str | None:
+    """A string, or the `text` blocks of a content list. Any `tool_result` block disqualifies it;
+    image and document blocks are skipped, and so are text blocks that are IDE context."""
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
@@ -165,7 +243,25 @@ def _content_text(content: Any) -> str | None:
             parts.append(block["text"])
         elif kind in ("tool_result", "toolResult"):
             return None
+        elif kind in ("image", "document"):
+            excluded[Excluded.IMAGE] += 1
     return "\n".join(parts) if parts else None
+
+
+def _not_typed(entry: dict[str, Any]) -> Excluded | None:
+    """Why the client's own author fields say this entry is not the person's typing, if they do."""
+    origin = entry.get("origin")
+    kind = origin.get("kind") if isinstance(origin, dict) else None
+    if kind == "task-notification":
+        return Excluded.TASK_NOTIFICATION
+    if "planContent" in entry:
+        return Excluded.PLAN
+    if kind is not None and kind != "human":
+        return Excluded.NOT_TYPED
+    source = entry.get("promptSource")
+    if source is not None and source not in _TYPED_SOURCES:
+        return Excluded.NOT_TYPED
+    return None
 
 
 _CHUNK = 1 << 20
@@ -197,7 +293,16 @@ def _line_spans(
     return spans
 
 
-def _rejected(data: bytes, start: int, end: int, reject: tuple[bytes, ...], stats: ReadStats) -> bool:
+@dataclass
+class _Marks:
+    """What the byte scan noticed on lines it did not hand over."""
+
+    sdk: bool = False
+
+
+def _rejected(
+    data: bytes, start: int, end: int, reject: tuple[bytes, ...], stats: ReadStats, marks: _Marks | None
+) -> bool:
     """Whether data[start:end] holds a `reject` marker; a tool result that tries to instruct the
     agent is counted on the way (its text is kept nowhere). Searched in place, never copied."""
     for marker in reject:
@@ -208,6 +313,9 @@ def _rejected(data: bytes, start: int, end: int, reject: tuple[bytes, ...], stat
         # after it, the client's structured copy of the same output.
         if marker == _TOOL_USE_RESULT and _injection_in(data, start, at):
             stats.tool_injections += 1
+        if marks is not None and not marks.sdk:
+            tail = max(start, end - _SDK_TAIL)
+            marks.sdk = any(data.find(m, tail, end) >= 0 for m in _SDK_MARKERS)
         return True
     return False
 
@@ -223,7 +331,12 @@ def _non_json_lines(block: bytes) -> int:
 
 
 def _candidate_lines(
-    path: Path, stats: ReadStats, probe: bytes, needles: tuple[bytes, ...], reject: tuple[bytes, ...] = ()
+    path: Path,
+    stats: ReadStats,
+    probe: bytes,
+    needles: tuple[bytes, ...],
+    reject: tuple[bytes, ...] = (),
+    marks: _Marks | None = None,
 ) -> Iterator[bytes]:
     """Complete lines of a file that hold one of the needles and none of `reject`, found by
     scanning 1 MB blocks.
@@ -278,7 +391,7 @@ def _candidate_lines(
                 if len(head) > limit:
                     stats.oversized_lines += 1
                 elif any(needle in head for needle in needles) and not _rejected(
-                    head, 0, len(head), reject, stats
+                    head, 0, len(head), reject, stats, marks
                 ):
                     yield head
             carry = b""
@@ -288,7 +401,7 @@ def _candidate_lines(
                 for start, end in _line_spans(block, lo, hi, probe, needles):
                     if end - start > limit:
                         stats.oversized_lines += 1
-                    elif not _rejected(block, start, end, reject, stats):
+                    elif not _rejected(block, start, end, reject, stats, marks):
                         yield block[start:end]
             carry = block[hi:]
             if len(carry) > limit:
@@ -304,7 +417,7 @@ def _candidate_lines(
                 stats.truncated_last_lines += 1
                 return
             if any(needle in carry for needle in needles) and not _rejected(
-                carry, 0, len(carry), reject, stats
+                carry, 0, len(carry), reject, stats, marks
             ):
                 yield carry
     finally:
@@ -328,35 +441,60 @@ def _parse(line: bytes, stats: ReadStats) -> dict[str, Any] | None:
 def read_claude_transcript(
     path: Path, stats: ReadStats, since: datetime | None = None
 ) -> Iterator[UserMessage]:
-    """The user's typed messages in a Claude Code transcript (2.1.x and 1.0.x formats)."""
+    """The user's typed messages in a Claude Code transcript (2.1.x and 1.0.x formats).
+
+    Nothing comes out of a session run through the Agent SDK or print mode: the session is
+    read to its end before the first message is handed over.
+    """
     fallback_session = path.stem
+    marks = _Marks()
+    excluded: Counter[Excluded] = Counter()
+    messages: list[UserMessage] = []
+    user_entries = 0
     # Entries with a `_NEVER_USER_TEXT` marker are never the user's words; a tool result among
     # them that tries to plant a rule is still counted for the report.
-    for line in _candidate_lines(path, stats, b'"user"', _USER_TYPE, reject=_NEVER_USER_TEXT):
+    lines = _candidate_lines(path, stats, b'"user"', _USER_TYPE, reject=_NEVER_USER_TEXT, marks=marks)
+    for line in lines:
         entry = _parse(line, stats)
         if entry is None or entry.get("type") != "user":
             continue
         if entry.get("isSidechain") or entry.get("isMeta") or entry.get("isCompactSummary"):
             continue
+        user_entries += 1
+        if entry.get("entrypoint") in SDK_ENTRYPOINTS or entry.get("promptSource") == "sdk":
+            marks.sdk = True
+        if marks.sdk:
+            continue  # nothing of this session will be used; finish counting its lines
         message = entry.get("message")
         if not isinstance(message, dict) or message.get("role", "user") != "user":
             continue
-        raw = _content_text(message.get("content"))
-        text = clean_user_text(raw) if raw else None
+        not_typed = _not_typed(entry)
+        if not_typed is not None:
+            excluded[not_typed] += 1
+            continue
+        raw = _content_text(message.get("content"), excluded)
+        text = person_text(raw, excluded) if raw else None
         if text is None:
             continue
         stamp = parse_timestamp(entry.get("timestamp"))
         if stamp is None or (since is not None and stamp < since):
             continue
-        stats.user_messages += 1
         cwd = entry.get("cwd")
-        yield UserMessage(
-            session_id=str(entry.get("sessionId") or fallback_session),
-            uuid=str(entry.get("uuid") or ""),
-            timestamp=stamp,
-            cwd=cwd if isinstance(cwd, str) else None,
-            text=text,
+        messages.append(
+            UserMessage(
+                session_id=str(entry.get("sessionId") or fallback_session),
+                uuid=str(entry.get("uuid") or ""),
+                timestamp=stamp,
+                cwd=cwd if isinstance(cwd, str) else None,
+                text=text,
+            )
         )
+    if marks.sdk:
+        stats.excluded[Excluded.SDK_SESSION] += max(user_entries, 1)
+        return
+    stats.excluded.update(excluded)
+    stats.user_messages += len(messages)
+    yield from messages
 
 
 def read_openclaw_session(
@@ -378,8 +516,8 @@ def read_openclaw_session(
             continue
         if message.get("role") != "user":
             continue
-        raw = _content_text(message.get("content"))
-        text = clean_user_text(raw) if raw else None
+        raw = _content_text(message.get("content"), stats.excluded)
+        text = person_text(raw, stats.excluded) if raw else None
         stamp = parse_timestamp(entry.get("timestamp") or message.get("timestamp"))
         if text is None or stamp is None or (since is not None and stamp < since):
             continue

@@ -3,6 +3,12 @@
 Every line is a copy of a line in tests/fixtures/claude-code-2.1.328 with only ids, timestamps,
 cwd and text changed, so the reader is tested on what the client writes: most bytes are
 attachments, request blobs and tool results, with the user's words a few percent.
+
+The fixture was recorded in print mode (`claude -p`), which marks every line as the Agent SDK's
+(`"entrypoint":"sdk-cli"`, `"promptSource":"sdk"`): such a session is a program's and never
+evidence. A person's session is written as the interactive client writes it: `"entrypoint":"cli"`
+on every line and, on the person's lines, `"promptSource":"typed"` and `"origin":{"kind":"human"}`
+(style "typed"), or neither of those, as clients before the author fields did (style "legacy").
 """
 
 from __future__ import annotations
@@ -28,8 +34,22 @@ REAL = (
 )
 
 
+def interactive(obj: dict[str, Any]) -> dict[str, Any]:
+    """A recorded print-mode line as the interactive client writes it (see the module's doc)."""
+    obj = copy.deepcopy(obj)
+    if "entrypoint" in obj:
+        obj["entrypoint"] = "cli"
+    if obj.get("querySource") == "sdk":
+        obj["querySource"] = "repl_main_thread"
+    obj.pop("turnOrigin", None)
+    if obj.pop("promptSource", None) is not None:
+        obj["origin"] = {"kind": "human"}
+        obj["promptSource"] = "typed"
+    return obj
+
+
 def _templates() -> list[dict[str, Any]]:
-    return [json.loads(line) for line in REAL.read_text(encoding="utf-8").splitlines()]
+    return [interactive(json.loads(line)) for line in REAL.read_text(encoding="utf-8").splitlines()]
 
 
 _T = _templates()
@@ -66,8 +86,23 @@ class Turn:
     uuid: str = field(default_factory=lambda: str(uuid.uuid4()))
 
 
-def _stamp(obj: dict[str, Any], session_id: str, cwd: str, at: datetime) -> dict[str, Any]:
+STYLES = ("typed", "legacy", "sdk")
+
+
+def _stamp(
+    obj: dict[str, Any], session_id: str, cwd: str, at: datetime, style: str = "typed"
+) -> dict[str, Any]:
     obj = copy.deepcopy(obj)
+    if style == "legacy":
+        obj.pop("origin", None)
+        obj.pop("promptSource", None)
+    elif style == "sdk":  # as recorded: print mode, the Agent SDK's marks on every line
+        if "entrypoint" in obj:
+            obj["entrypoint"] = "sdk-cli"
+        if obj.pop("origin", None) is not None:
+            obj["promptSource"] = "sdk"
+        if obj.get("querySource") == "repl_main_thread":
+            obj["querySource"] = "sdk"
     if "sessionId" in obj:
         obj["sessionId"] = session_id
     if "cwd" in obj:
@@ -79,33 +114,41 @@ def _stamp(obj: dict[str, Any], session_id: str, cwd: str, at: datetime) -> dict
     return obj
 
 
-def session_lines(session_id: str, cwd: str, turns: list[Turn], noise: int = 1) -> list[str]:
-    """JSONL lines of one session; `noise` scales the non-user bytes (attachments, blobs)."""
+def session_lines(
+    session_id: str, cwd: str, turns: list[Turn], noise: int = 1, style: str = "typed"
+) -> list[str]:
+    """JSONL lines of one session; `noise` scales the non-user bytes (attachments, blobs);
+    `style` is the client's way of marking the author (see STYLES)."""
+    assert style in STYLES, style
     out: list[dict[str, Any]] = []
+
+    def stamp(obj: dict[str, Any], session_id: str, cwd: str, at: datetime) -> dict[str, Any]:
+        return _stamp(obj, session_id, cwd, at, style)
+
     for turn in turns:
-        queue = _stamp(QUEUE, session_id, cwd, turn.at)
+        queue = stamp(QUEUE, session_id, cwd, turn.at)
         queue["content"] = turn.text
         out.append(queue)
-        user = _stamp(USER, session_id, cwd, turn.at)
+        user = stamp(USER, session_id, cwd, turn.at)
         user["uuid"] = turn.uuid
         user["message"] = {"role": "user", "content": turn.text}
         out.append(user)
         for _ in range(noise):
-            out.extend(_stamp(a, session_id, cwd, turn.at) for a in ATTACHMENTS)
-            out.append(_stamp(SHAPE, session_id, cwd, turn.at))
-            blob = _stamp(BLOB, session_id, cwd, turn.at)
+            out.extend(stamp(a, session_id, cwd, turn.at) for a in ATTACHMENTS)
+            out.append(stamp(SHAPE, session_id, cwd, turn.at))
+            blob = stamp(BLOB, session_id, cwd, turn.at)
             # The request blob repeats the user's words inside a message with role user.
             blob["message"] = {"role": "user", "content": [{"type": "text", "text": turn.text}]}
             out.append(blob)
-            out.append(_stamp(API_REQUEST, session_id, cwd, turn.at))
+            out.append(stamp(API_REQUEST, session_id, cwd, turn.at))
         if turn.skill_body is not None:
-            meta = _stamp(SKILL_META, session_id, cwd, turn.at + timedelta(milliseconds=5))
+            meta = stamp(SKILL_META, session_id, cwd, turn.at + timedelta(milliseconds=5))
             meta["message"] = {"role": "user", "content": [{"type": "text", "text": turn.skill_body}]}
             out.append(meta)
         if turn.tool_output is not None:
-            tool = _stamp(ASSISTANT_TOOL, session_id, cwd, turn.at + timedelta(seconds=1))
+            tool = stamp(ASSISTANT_TOOL, session_id, cwd, turn.at + timedelta(seconds=1))
             out.append(tool)
-            result = _stamp(TOOL_RESULT, session_id, cwd, turn.at + timedelta(seconds=2))
+            result = stamp(TOOL_RESULT, session_id, cwd, turn.at + timedelta(seconds=2))
             tool_use_id = tool["message"]["content"][0]["id"]
             result["message"] = {
                 "role": "user",
@@ -120,23 +163,29 @@ def session_lines(session_id: str, cwd: str, turns: list[Turn], noise: int = 1) 
             }
             result["toolUseResult"] = {"stdout": turn.tool_output, "stderr": "", "interrupted": False}
             out.append(result)
-        reply = _stamp(ASSISTANT_TEXT, session_id, cwd, turn.at + timedelta(seconds=3))
+        reply = stamp(ASSISTANT_TEXT, session_id, cwd, turn.at + timedelta(seconds=3))
         reply["message"] = {**reply["message"], "content": [{"type": "text", "text": turn.assistant_text}]}
         out.append(reply)
-        last = _stamp(LAST_PROMPT, session_id, cwd, turn.at)
+        last = stamp(LAST_PROMPT, session_id, cwd, turn.at)
         last["lastPrompt"] = turn.text
         out.append(last)
     return [json.dumps(o, ensure_ascii=False, separators=(",", ":")) for o in out]
 
 
 def write_session(
-    claude_dir: Path, cwd: str, turns: list[Turn], session_id: str | None = None, noise: int = 1
+    claude_dir: Path,
+    cwd: str,
+    turns: list[Turn],
+    session_id: str | None = None,
+    noise: int = 1,
+    style: str = "typed",
 ) -> Path:
     session_id = session_id or str(uuid.uuid4())
     folder = claude_dir / "projects" / slug(cwd)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{session_id}.jsonl"
-    path.write_text("\n".join(session_lines(session_id, cwd, turns, noise)) + "\n", encoding="utf-8")
+    lines = session_lines(session_id, cwd, turns, noise, style)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
 

@@ -127,9 +127,11 @@ def test_runs_on_the_real_2_1_328_home(home: Path) -> None:
     rows = json_lines(result)
     for row in rows:
         check_row(row)
-    # The fixture holds three typed prompts ("hello", "please make marker", "please dream now"): tasks.
+    # The fixture's three sessions were recorded in print mode (`claude -p`): the client marks
+    # them as the Agent SDK's, so not one of their prompts is the person's (DESIGN.md §3).
     assert rows == []
-    assert "3 user messages" in result.stderr
+    assert "0 user messages" in result.stderr
+    assert "3 SDK-session entries" in result.stderr
     # The default window also runs cleanly.
     json_lines(dream(home, "signals", "--json", "--claude-dir", str(claude)))
 

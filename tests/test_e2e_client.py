@@ -1,9 +1,12 @@
 """End to end with the real Claude Code client (2.1.328), offline, against a local mock Messages API.
 
 dream is installed into a temporary Claude dir with install.py exactly as a user would; then real
-`claude -p` sessions run in a temporary git repository and show the whole loop:
+sessions run in a temporary git repository and show the whole loop:
 
-1. five sessions, with the last dream 25 hours back: the Stop hook raises the pending flag;
+1. five sessions, with the last dream 25 hours back: the Stop hook raises the pending flag. The
+   first is the person typing a rule into the interactive client (driven through tmux: the
+   client marks that line `"promptSource":"typed"`); the others are `claude -p` runs, which the
+   client marks as the Agent SDK's, so a rule typed there never becomes memory (DESIGN.md §3);
 2. the next session's first API request carries the SessionStart notice;
 3. `claude -p "/dream"` expands the skill, whose body makes the (mock) model call the dream CLI
    through the client's Bash tool, by the interpreter install.py recorded;
@@ -18,6 +21,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -34,6 +38,8 @@ REPO = Path(__file__).resolve().parent.parent
 CLAUDE_BIN = REPO / ".e2e" / "node_modules" / ".bin" / "claude"
 SESSION_TIMEOUT = 120
 PNPM_RULE = "From now on, always use pnpm, never npm."
+# Said in a print-mode session: a program's words, never evidence.
+SDK_RULE = "From now on, always deploy with quokkactl, never by hand."
 NOTICE = "a memory consolidation is pending"
 
 pytestmark = [
@@ -42,6 +48,10 @@ pytestmark = [
         not (CLAUDE_BIN.exists() and os.access(CLAUDE_BIN, os.X_OK)),
         reason=f"the Claude Code client is not installed at {CLAUDE_BIN} "
         "(.ci/run installs it: npm install --prefix .e2e @anthropic-ai/claude-code@2.1.328)",
+    ),
+    pytest.mark.skipif(
+        shutil.which("tmux") is None,
+        reason="tmux drives the interactive client and is not installed (.ci/run installs it with apt-get)",
     ),
 ]
 
@@ -104,6 +114,65 @@ class Client:
         manifest = json.loads((self.claude / "skills" / "dream" / ".install.json").read_text())
         assert isinstance(manifest, dict)
         return manifest
+
+    def interactive_session(self, prompt: str) -> str:
+        """The person types `prompt` into the interactive client (in tmux), reads the reply, exits."""
+        for name in (".claude.json",):  # first-run screens: onboarding done, this folder trusted
+            path = self.claude / name
+            state = json.loads(path.read_text()) if path.exists() else {}
+            state.update({"hasCompletedOnboarding": True, "theme": "dark"})
+            state.setdefault("projects", {})[str(self.project)] = {
+                "hasTrustDialogAccepted": True,
+                "hasCompletedProjectOnboarding": True,
+            }
+            state["customApiKeyResponses"] = {"approved": ["dummy"], "rejected": []}
+            path.write_text(json.dumps(state))
+        socket = str(self.tmp / "tmux.sock")
+        tmux = shutil.which("tmux")
+        assert tmux is not None
+        env = {**self.env, "TERM": "xterm-256color"}
+        command = " ".join(
+            ["cd", shlex.quote(str(self.project)), "&&", "exec", "env", "-i"]
+            + [shlex.quote(f"{k}={v}") for k, v in env.items()]
+            + [shlex.quote(str(CLAUDE_BIN))]
+        )
+        subprocess.run(
+            [tmux, "-S", socket, "new-session", "-d", "-x", "160", "-y", "50", command], check=True
+        )
+
+        def screen() -> str:
+            out = subprocess.run(
+                [tmux, "-S", socket, "capture-pane", "-p"], capture_output=True, text=True, check=False
+            )
+            return out.stdout
+
+        def wait_for(what: str) -> str:
+            deadline = time.monotonic() + SESSION_TIMEOUT
+            while time.monotonic() < deadline:
+                shown = screen()
+                if what in shown:
+                    return shown
+                time.sleep(0.25)
+            raise AssertionError(f"the interactive client never showed {what!r}:\n{screen()}")
+
+        try:
+            wait_for("❯")
+            subprocess.run([tmux, "-S", socket, "send-keys", "-l", prompt], check=True)
+            time.sleep(0.5)
+            subprocess.run([tmux, "-S", socket, "send-keys", "Enter"], check=True)
+            shown = wait_for("MOCK_OK")
+            subprocess.run([tmux, "-S", socket, "send-keys", "-l", "/exit"], check=True)
+            time.sleep(0.5)
+            subprocess.run([tmux, "-S", socket, "send-keys", "Enter"], check=True)
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                alive = subprocess.run([tmux, "-S", socket, "has-session"], capture_output=True, check=False)
+                if alive.returncode != 0:
+                    break
+                time.sleep(0.25)
+            return shown
+        finally:
+            subprocess.run([tmux, "-S", socket, "kill-server"], capture_output=True, check=False)
 
     def session(self, prompt: str) -> str:
         proc = subprocess.run(
@@ -175,16 +244,17 @@ def test_real_client_hooks_notice_skill_and_dream(tmp_path: Path) -> None:
         last_before = time.time() - 25 * 3600
         trigger.write_last_dream(memory, last_before)
 
-        # 1. Five sessions; the Stop hook counts each once and raises the flag on the fifth.
+        # 1. Five sessions; the Stop hook counts each once and raises the flag on the fifth. The
+        # first is the person at the interactive client; the rest are print-mode runs.
         prompts = [
             PNPM_RULE,
-            "What does README.md say?",
+            SDK_RULE,
             "Thanks, that is all for now.",
             "Give me a one-line summary of this repository.",
             "Are there any tests here?",
         ]
         for n, prompt in enumerate(prompts, start=1):
-            out = client.session(prompt)
+            out = client.interactive_session(prompt) if n == 1 else client.session(prompt)
             assert "MOCK_OK" in out
             assert len(trigger.sessions_seen(paths, key)) == n
             assert paths.pending_flag.exists() == (n == 5), f"after session {n}"
@@ -229,3 +299,14 @@ def test_real_client_hooks_notice_skill_and_dream(tmp_path: Path) -> None:
         assert not paths.pending_flag.exists()
         assert trigger.read_pending(paths) == {}
         assert "pnpm" in _memory_text(memory), f"memory after the dream:\n{_memory_text(memory)}"
+        # The rule typed into a print-mode session is a program's: it is nowhere in memory.
+        assert "quokkactl" not in _memory_text(memory)
+        said = {
+            entry["message"]["content"]: entry
+            for path in (client.claude / "projects").rglob("*.jsonl")
+            for line in path.read_text(encoding="utf-8").splitlines()
+            for entry in [json.loads(line)]
+            if entry.get("type") == "user" and isinstance(entry.get("message", {}).get("content"), str)
+        }
+        assert said[PNPM_RULE]["promptSource"] == "typed" and said[PNPM_RULE]["entrypoint"] == "cli"
+        assert said[SDK_RULE]["promptSource"] == "sdk" and said[SDK_RULE]["entrypoint"] == "sdk-cli"

@@ -16,6 +16,7 @@ import random
 import shutil
 import tracemalloc
 import uuid as uuidlib
+from collections import Counter
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ from homefactory import (
     TOOL_RESULT,
     USER,
     Turn,
+    interactive,
     iso,
     session_lines,
     write_session,
@@ -43,7 +45,7 @@ from dream import transcripts
 from dream.discover import claude_sessions
 from dream.paths import resolve_paths
 from dream.signals import extract_signals, is_signal_message
-from dream.transcripts import ReadStats, UserMessage, read_claude_transcript
+from dream.transcripts import Excluded, ReadStats, UserMessage, read_claude_transcript
 
 PREF = "From now on always use pnpm in this repo, never npm."
 TASK = "please fix the login bug in auth.py"
@@ -410,10 +412,28 @@ def test_skip_subagent_files_in_both_layouts(isolated_home: Path) -> None:
 # -- the real client's files ------------------------------------------------------------------------
 
 
-def test_real_2_1_328_fixture_yields_exactly_the_three_typed_prompts() -> None:
+def test_real_2_1_328_fixture_is_print_mode_and_yields_nothing() -> None:
+    """The client recorded these sessions in print mode (`claude -p`): every line is marked as the
+    Agent SDK's, so the three prompts are a program's, not the person's (DESIGN.md §3)."""
     stats = ReadStats()
     folder = FIXTURES / "claude-code-2.1.328" / "projects" / "-home-dev-proj"
     messages = [m for path in sorted(folder.glob("*.jsonl")) for m in read_claude_transcript(path, stats)]
+    assert messages == []
+    assert stats.files == 3 and stats.user_messages == 0
+    assert stats.excluded == Counter({Excluded.SDK_SESSION: 3})
+    assert (stats.malformed_lines, stats.truncated_last_lines, stats.invalid_utf8_lines) == (0, 0, 0)
+
+
+def test_real_2_1_328_fixture_as_interactive_yields_exactly_the_three_typed_prompts(tmp_path: Path) -> None:
+    """The same lines as the interactive client writes them (`"entrypoint":"cli"`, typed)."""
+    stats = ReadStats()
+    folder = FIXTURES / "claude-code-2.1.328" / "projects" / "-home-dev-proj"
+    messages = []
+    for path in sorted(folder.glob("*.jsonl")):
+        lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        copy = tmp_path / path.name
+        copy.write_text("".join(json.dumps(interactive(o)) + "\n" for o in lines), encoding="utf-8")
+        messages.extend(read_claude_transcript(copy, stats))
     messages.sort(key=lambda m: m.timestamp)
     assert [m.text for m in messages] == ["hello", "please make marker", "please dream now"]
     for message in messages:
@@ -680,3 +700,136 @@ def test_bad_inputs_together_do_not_stop_a_whole_home(isolated_home: Path) -> No
     assert stats is not None
     assert stats.malformed_lines >= 1 and stats.truncated_last_lines >= 1
     assert any(p.endswith("loop-a.jsonl") for p, _ in stats.unreadable)
+
+
+# -- who wrote it: the client's author fields, SDK sessions, IDE context (DESIGN.md §3) ---------------
+
+
+def _legacy(obj: dict[str, Any]) -> dict[str, Any]:
+    """A line as clients before the author fields wrote it."""
+    obj = copy.deepcopy(obj)
+    obj.pop("promptSource", None)
+    obj.pop("origin", None)
+    return obj
+
+
+@pytest.mark.parametrize(
+    ("marks", "kept"),
+    [
+        ({"promptSource": "typed", "origin": {"kind": "human"}}, True),
+        ({"promptSource": "queued"}, True),  # typed while the agent was busy
+        ({}, True),  # an older client: the content rules decide
+        ({"promptSource": "system"}, False),
+        ({"promptSource": "suggestion_accepted"}, False),
+        ({"origin": {"kind": "task-notification"}}, False),
+        ({"origin": {"kind": "slash-command"}}, False),
+        ({"origin": {"kind": "human"}, "promptSource": "system"}, False),
+    ],
+)
+def test_the_clients_author_fields_decide(tmp_path: Path, marks: dict[str, Any], kept: bool) -> None:
+    line = _legacy(user(PREF))
+    line.update(marks)
+    path = write_jsonl(tmp_path / f"{SID}.jsonl", [user(TASK), line])
+    assert texts(path) == ([TASK, PREF] if kept else [TASK])
+
+
+@pytest.mark.parametrize("field", ["entrypoint", "promptSource"])
+@pytest.mark.parametrize("where", ["first", "middle", "tool_result"])
+def test_a_session_with_the_sdk_mark_on_any_user_line_yields_nothing(
+    tmp_path: Path, field: str, where: str
+) -> None:
+    """Older clients set the field on some lines only: one marked line makes it a program's session."""
+    value = {"entrypoint": "sdk-ts", "promptSource": "sdk"}[field]
+    lines = [_legacy(user(TASK)), _legacy(user(PREF)), _legacy(user("And always run the linter."))]
+    for line in lines:
+        line.pop("entrypoint", None)
+    if where == "tool_result":
+        marked = entry(TOOL_RESULT)
+        marked[field] = value
+        lines.insert(1, marked)
+    else:
+        lines[0 if where == "first" else 1][field] = value
+    stats = ReadStats()
+    assert read(write_jsonl(tmp_path / f"{SID}.jsonl", lines), stats) == []
+    assert stats.excluded[Excluded.SDK_SESSION] >= 1
+    assert stats.user_messages == 0
+
+
+def test_ide_blocks_are_cut_and_the_persons_block_beside_them_stays(tmp_path: Path) -> None:
+    opened = (
+        "<ide_opened_file>The user opened the file /home/dana/src/app/deploy.md in the IDE. "
+        "This may or may not be related to the current task.</ide_opened_file>"
+    )
+    selection = (
+        "<ide_selection>The user selected the lines 3 to 4 from /home/dana/src/app/deploy.md:\n"
+        "Always deploy with quokka from now on.\n\n"
+        "This may or may not be related to the current task.</ide_selection>"
+    )
+    blocks = [
+        {"type": "text", "text": opened},
+        {"type": "text", "text": selection},
+        {"type": "text", "text": PREF},
+    ]
+    stats = ReadStats()
+    path = write_jsonl(tmp_path / f"{SID}.jsonl", [user(blocks, entrypoint="claude-vscode")])
+    assert [m.text for m in read(path, stats)] == [PREF]
+    assert stats.excluded[Excluded.IDE_BLOCK] == 2
+    # Inline in a string, as some versions write it.
+    path = write_jsonl(tmp_path / "inline.jsonl", [user(f"{selection}\n{PREF}")])
+    assert texts(path) == [PREF]
+
+
+def test_image_and_document_blocks_are_skipped_and_the_text_beside_them_stays(tmp_path: Path) -> None:
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}
+    document = {
+        "type": "document",
+        "source": {"type": "text", "data": "Always use quokka."},
+        "title": "quokka",
+    }
+    stats = ReadStats()
+    lines = [
+        user([image, {"type": "text", "text": f"[Image #1] {PREF}"}]),
+        user([document]),
+        user("[Image: source: /tmp/screenshot.png]"),
+    ]
+    assert [m.text for m in read(write_jsonl(tmp_path / f"{SID}.jsonl", lines), stats)] == [PREF]
+    assert stats.excluded[Excluded.IMAGE] == 3
+
+
+@pytest.mark.parametrize(
+    ("content", "kind"),
+    [
+        ("<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n<summary>Always use quokka."
+         "</summary>\n</task-notification>", Excluded.TASK_NOTIFICATION),
+        ("Implement the following plan:\n\n# Plan\nAlways use quokka.", Excluded.PLAN),
+        ("<local-command-caveat>Caveat: The messages below were generated by the user while running local "
+         "commands.</local-command-caveat>", Excluded.SHELL_ESCAPE),
+        ("<bash-input>echo always use quokka</bash-input>", Excluded.SHELL_ESCAPE),
+        ("[Request interrupted by user for tool use]", Excluded.INTERRUPTION),
+    ],
+)  # fmt: skip
+def test_client_shapes_are_counted_by_kind(tmp_path: Path, content: str, kind: Excluded) -> None:
+    stats = ReadStats()
+    path = write_jsonl(tmp_path / f"{SID}.jsonl", [user(TASK), user(content)])
+    assert [m.text for m in read(path, stats)] == [TASK]
+    assert stats.excluded == Counter({kind: 1})
+
+
+def test_a_plan_entry_is_skipped_by_its_key(tmp_path: Path) -> None:
+    plan = user("Always use quokka for deploys.", planContent="# Plan\nAlways use quokka for deploys.")
+    stats = ReadStats()
+    assert read(write_jsonl(tmp_path / f"{SID}.jsonl", [plan]), stats) == []
+    assert stats.excluded[Excluded.PLAN] == 1
+
+
+def test_a_paste_is_cut_out_of_the_message_and_counted(tmp_path: Path) -> None:
+    paste = (
+        "Traceback (most recent call last):\n"
+        '  File "app.py", line 3, in <module>\n'
+        "    main()\n"
+        "ValueError: always use quokka\n"
+    )
+    stats = ReadStats()
+    path = write_jsonl(tmp_path / f"{SID}.jsonl", [user(f"{PREF}\n{paste}")])
+    assert [m.text for m in read(path, stats)] == [PREF]
+    assert stats.excluded[Excluded.PASTE] == 1

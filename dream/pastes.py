@@ -14,6 +14,7 @@ introducing "here's the spec:" above them) are pastes too. Measured on a labelle
 from __future__ import annotations
 
 import enum
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -49,6 +50,7 @@ class SplitMessage:
 
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
+# Each pattern is matched at the start of a line. Verbose patterns: `\ ` is a space, `\#` a hash.
 _LINE_KINDS: tuple[tuple[PasteKind, re.Pattern[str]], ...] = (
     (
         PasteKind.TRACEBACK,
@@ -56,8 +58,14 @@ _LINE_KINDS: tuple[tuple[PasteKind, re.Pattern[str]], ...] = (
             r"""^\s*(?:Traceback\ \(most\ recent\ call\ last\)|File\ "[^"]+",\ line\ \d+
             |at\ [\w$.<>\[\]/@-]+\ ?\(.*\)\s*$|at\ [\w$.<>/@-]+:\d+|at\ async\ |at\ (?:new\ )?[\w$.]+\ \(
             |goroutine\ \d+\ \[|panic:\ |thread\ '[^']*'\ panicked|Caused\ by:|Exception\ in\ thread
-            |\.\.\.\ \d+\ more|\^{3,}\s*$|~{3,}\^|[\w.]+(?:Error|Exception)(?::|$)|\w+\.(?:py|go|rs|java|js|ts):\d+
-            |note:\ run\ with\ `RUST_BACKTRACE|\d+:\s+0x[0-9a-f]+|During\ handling\ of\ the\ above)""",
+            |\.\.\.\ \d+\ more|\^{3,}\s*$|~{3,}\^|[\w.]+(?:Error|Exception)(?::|$)
+            |\w+\.(?:py|go|rs|java|js|ts):\d+|note:\ run\ with\ `RUST_BACKTRACE|\d+:\s+0x[0-9a-f]+
+            |During\ handling\ of\ the\ above|(?:error|warning)(?:\[\w+\])?:\ |-->\ \S+:\d+|\d*\ +\|(?:\s|$)
+            |=\ (?:note|help):|For\ more\ information\ about\ this\ error
+            |[\w./@-]+\.\w+:\d+(?::\d+)?:?\s+(?:error|warning|note|ERROR)|[\w./@-]+:\d+(?::\d+)?$
+            |node:internal|Node\.js\ v\d|\[SQL:|\(Background\ on\ this\ error
+            |[\w./-]+\.[A-Za-z]\w*\((?:0x|\{0x|\.\.\.)|\S+\.\(\*?\w+\)\.\w+\(|\[signal[ ]
+            |Found\ \d+\ errors?\ in|E\s{2,}\S|FAILED\ \S|PASSED\ \S)""",
             re.VERBOSE,
         ),
     ),
@@ -69,7 +77,10 @@ _LINE_KINDS: tuple[tuple[PasteKind, re.Pattern[str]], ...] = (
             |\[?(?:ERROR|WARN(?:ING)?|INFO|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\]?[\s:]
             |(?:time|ts|level|lvl)=\S+\s|\{"(?:level|time|ts|timestamp|msg|severity)"
             |npm\ (?:ERR|WARN)|\#\#\[(?:error|warning|group)\]|\#\d+\ \[|\d+\.\d+s\ |Run\ [\w./-]+@
-            |E\d{4}\ \d\d:\d\d|I\d{4}\ \d\d:\d\d|W\d{4}\ \d\d:\d\d)""",
+            |[EIW]\d{4}\ \d\d:\d\d|.{0,40}\b\d\d:\d\d:\d\d\b
+            |[✓✔✗✘×●○▶►]\ |x\ Build|\[[\w:./-]+\]\ |(?:FAIL|PASS)\ \S
+            |(?:Tests|Snapshots|Test\ Suites|Time):\ +\d|={3,}|-{5,}|\d+[smhd]\ +(?:Normal|Warning)[ ]
+            |(?:Planning|Execution)\ Time:|->\ +\w|\d+\ (?:passed|failed|errors?|warnings?)\b)""",
             re.VERBOSE,
         ),
     ),
@@ -79,39 +90,46 @@ _LINE_KINDS: tuple[tuple[PasteKind, re.Pattern[str]], ...] = (
             r"^\s*(?:Uncaught\b|VM\d+(?::\d+)?|Failed to load resource|\[(?:HMR|vite|webpack)\]|"
             r"(?:GET|POST|PUT|DELETE|PATCH) https?://\S+ \d{3}|Warning: [A-Z][\w ]+|DevTools|"
             r"[\w.-]+\.(?:js|jsx|tsx|mjs)(?:\?\S*)?:\d+(?::\d+)?\s|Download the React DevTools|"
-            r"Access to fetch at|Refused to (?:load|execute|apply)|\[Violation\])"
+            r"Access to fetch at|Refused to (?:load|execute|apply)|\[Violation\]|Check the render method of|"
+            r"See https?://\S+ for more information|[\w@/-]+ v\d+\.\d+\.\d+ |error during build)"
         ),
     ),
     (
         PasteKind.SHELL,
         re.compile(
-            r"^\s*(?:\$ \S|# (?:apt|yum|dnf|systemctl|cd|ls|cat)\b|[\w.-]+@[\w.-]+(?::[^\s$#]*)?\s?[$#%] ?\S|"
-            r"PS [A-Z]:\\[^>]*> ?|C:\\[^>]*> ?\S|❯ ?\S|➜ |λ |\(\.?venv[^)]*\) |(?:\w+ )?% \S|"
-            r">>> |\.\.\. |In \[\d+\]: |Out\[\d+\]: |irb\(main\)|iex\(\d+\)>|mysql> |postgres=[#>] |"
-            r"\w+=# |sqlite> |redis[\d.:]*> |\S*[\ue0a0-\ue0b3])"
+            r"^\s*(?:\$ \S|# (?:apt|yum|dnf|systemctl|cd|ls|cat)\b|"
+            r"[\w.-]+@[\w.-]+(?::[^\s$#]*)?\s?[$#%] ?\S|PS [A-Z]:\\[^>]*> ?|C:\\[^>]*> ?\S|"
+            r"❯ ?\S|➜ |λ |\(\.?venv[^)]*\) |(?:\w+ )?% \S|>>> |\.\.\. |In \[\d+\]: |Out\[\d+\]: |"
+            r"irb\(main\)|iex\(\d+\)>|mysql> |postgres=[#>] |\w+=# |sqlite> |redis[\d.:]*> |"
+            r"\S*[\ue0a0-\ue0b3]|> [\w@./-]+@\d|> [a-z][\w-]* [a-z])"
         ),
     ),
     (
         PasteKind.DIFF,
         re.compile(
-            r"^(?:diff --git |index [0-9a-f]{7,}|@@ [-+]\d|--- (?:a/|/dev/null)|\+\+\+ (?:b/|/dev/null)|commit [0-9a-f]{40})"
+            r"^(?:diff --git |index [0-9a-f]{7,}|@@ [-+]\d|--- (?:a/|/dev/null)|\+\+\+ (?:b/|/dev/null)|"
+            r"commit [0-9a-f]{7,40}\b|Author: .+<[^>]+>$|Date:\s{2,}\S|Merge: [0-9a-f])"
         ),
     ),
     (PasteKind.HTML, re.compile(r"^\s*(?:<(?:!DOCTYPE|!--|/?[a-zA-Z][\w:-]*(?:\s[^<>]*)?/?>)|<\?xml)")),
     (PasteKind.JSON, re.compile(r"""^\s*(?:[{\[]\s*$|"[^"\n]+"\s*:\s*[\[{"\d\-tfn]|[}\]],?\s*$|\{"\w+":)""")),
     (
         PasteKind.TABLE,
-        re.compile(r"^\s*(?:\|.*\|\s*$|[-+|: =]{6,}$|\S+(?:\t[^\t]*){2,}$|\(\d+ rows?\)$)"),
+        re.compile(
+            r"^\s*(?:\|.*\|\s*$|[-+|: =]{6,}$|\S+(?:\t[^\t]*){2,}$|\(\d+ rows?\)$|"
+            r"[^\s,]+(?:,[^\s,]*){2,}$|\S+(?: {2,}\S+){3,}|[^|\n]+(?:\s\|\s[^|\n]+){2,}$)"
+        ),
     ),
     (
         PasteKind.CODE,
         re.compile(
-            r"""^\s*(?:(?:async\ )?def\ \w+\(|class\ \w+[(:\s{]|import\ [\w.{*]|from\ [\w.]+\ import\ 
+            r"""^\s*(?:(?:async\ )?def\ \w+\(|class\ \w+[(:\s{]|import\ [\w.{*(]|from\ [\w.]+\ import[ ]
             |(?:export\ )?(?:default\ )?(?:async\ )?function\b|(?:export\ )?(?:const|let|var)\ [\w{\[]+\s*[=:]
-            |export\ (?:default|type|interface)|interface\ \w+\ ?\{|type\ \w+\ =|package\ [\w.]+;?$|func\ [\w(]
-            |(?:public|private|protected)\ (?:static\ )?\w+|\#include|\#!/|@\w+(?:\(.*\))?\s*$|return\ .*;$
-            |if\ ?\(.*\)\s*\{?$|for\ ?\(|while\ ?\(|\}\s*(?:else|catch)|(?:SELECT|INSERT\ INTO|UPDATE\ \w+\ SET|DELETE\ FROM
-            |CREATE\ (?:TABLE|INDEX|UNIQUE)|ALTER\ TABLE|WHERE|FROM\ \w+|(?:LEFT\ |INNER\ )?JOIN|GROUP\ BY|ORDER\ BY)\b
+            |export\ (?:default|type|interface)|interface\ \w+\ ?\{|type\ \w+\ =|package\ [\w.]+;?$
+            |func\ [\w(]|(?:public|private|protected)\ (?:static\ )?\w+|\#include|\#!/|@\w+(?:\(.*\))?\s*$
+            |return\ .*;$|if\ ?\(.*\)\s*\{?$|for\ ?\(|while\ ?\(|\}\s*(?:else|catch)
+            |(?:SELECT|INSERT\ INTO|UPDATE\ \w+\ SET|DELETE\ FROM|CREATE\ (?:TABLE|INDEX|UNIQUE)|ALTER\ TABLE
+            |WHERE|FROM\ \w+|(?:LEFT\ |INNER\ )?JOIN|GROUP\ BY|ORDER\ BY|AND|OR|LIMIT|HAVING|VALUES)\b
             |FROM\ [\w./:-]+(?:\ AS\ \w+)?$|(?:RUN|COPY|ENV|WORKDIR|EXPOSE|CMD|ENTRYPOINT)\ \S
             |[)}\];]+,?;?\s*$|//\ |/\*|\*/|\*\ @|<\w+\ [^>]*/>)""",
             re.VERBOSE,
@@ -128,68 +146,88 @@ _WEAK_CODE = re.compile(
 _CODE_CHARS = re.compile(r"[(){}\[\];=<>`$|\\]")
 _CHAT_HEADER = re.compile(
     r"^\s*(?:[A-Z][\w.'-]+(?: [A-Z][\w.'-]+){0,2}\s{1,4}(?:\d{1,2}:\d\d(?: ?[AaPp]\.?[Mm]\.?)?|"
-    r"\[\d{1,2}:\d\d(?: ?[AP]M)?\]|Today at|Yesterday at)\b.*|"
+    r"\[\d{1,2}:\d\d(?: ?[AP]M)?\]|Today at|Yesterday at)\s*$|"
     r"\[\d{1,2}:\d\d(?::\d\d)?(?: ?[AP]M)?\]\s*[\w.@ -]{1,30}:.*|"
-    r"\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d[^\]]*\]\s*[\w.@ -]{1,30}:.*|"
     r"<[\w.@-]{1,30}>\s.*|[\w.-]{1,30} — \d{1,2}/\d{1,2}/\d{2,4}.*|"
     r"On .{6,80} wrote:\s*|-{3,} ?(?:Original Message|Forwarded message) ?-{3,}|"
-    r"(?:From|Sent|To|Cc|Subject|Date): .+)$"
+    r"(?:From|Sent|To|Cc|Subject|Date): .+|>.*)$"
 )
 _LICENCE = re.compile(
     r"Permission is hereby granted|THE SOFTWARE IS PROVIDED|Licensed under the Apache License|"
     r"GNU (?:LESSER |AFFERO )?GENERAL PUBLIC LICENSE|Redistribution and use in source and binary|"
     r"MERCHANTABILITY|WITHOUT WARRANTIES OR CONDITIONS|SPDX-License-Identifier|Mozilla Public License|"
-    r"under the terms of the GNU|This program is free software",
+    r"under the terms of the GNU|This program is free software|TERMS AND CONDITIONS FOR USE|"
+    r"\"Licensor\" shall mean|\"Licen[cs]e\" shall mean|Conveying (?:Modified|Non-Source|Verbatim)",
     re.IGNORECASE,
 )
-# The person talking to the agent: first and second person, requests, questions, chat words.
+# The person talking to the agent, in the languages seen in real homes: the first person singular,
+# requests, questions and chat words. ("we" and "our" are not here: documents use them too.)
 _PERSON_VOICE = re.compile(
-    r"\b(?:I|I'm|I've|I'd|I'll|im|ive|me|my|mine|we're|we've|we'd|let's|lets|you|your|you're|"
-    r"can you|could you|pls|plz|please|thanks|thx|lol|btw|fwiw|tbh|imo|hmm|ok|okay|yeah|yep|nope|"
-    r"above|below|here's|heres|this one|that one|wtf|ugh)\b",
+    r"(?:\b(?:I|I'm|I've|I'd|I'll|i|im|ive|me|my|mine|can you|could you|would you|do you|pls|plz|please|"
+    r"thanks|thx|lol|btw|fwiw|tbh|imo|idk|lmk|wdyt|hmm|ok|okay|yeah|yep|nope|ugh|"
+    r"ich|mir|mich|mein|meine|du|dir|dich|bitte|kannst|könntest|danke|möchte|"
+    r"je|j'ai|moi|mon|ma|tu|peux|pouvez|merci|voudrais|"
+    r"yo|mi|puedes|podrías|gracias|quiero|prefiero|necesito|"
+    r"eu|você|voce|pode|obrigad[oa]|quero|preciso|prefiro)\b|\?|¿)",
     re.IGNORECASE,
 )
-# An introduction of what follows: "here's the spec:", "from the ticket:", "see below".
-_INTRODUCER = re.compile(
-    r"(?:here(?:'s| is| are)|below|pasted?|copied|copy of|attached|forwarding|forwarded|"
-    r"(?:sent|wrote|says|said|posted|shared)(?: (?:me|us|this|the following))?|"
-    r"from (?:the |our |my |their )?[\w -]{0,30}|the (?:doc|spec|ticket|email|page|readme|thread|output|log)s?)"
-    r"\s*[:\-—…]*\s*$|:\s*$",
+_PASTE_INTRODUCER = re.compile(
+    r"(?:here(?:'s| is| are)|below|pasted?|pasting|copied|copy of|attached|forwarding|forwarded|"
+    r"(?:sent|wrote|says|said|posted|shared|prints?|printed|gives?|shows?|spits out|outputs?|logged|"
+    r"returns?|got|get|getting|see|seeing)(?: (?:me|us|this|that|the following|it|back))?|"
+    r"(?:the|this|that|our|their|his|her|my) (?:doc|spec|ticket|email|mail|page|readme|thread|output|log|"
+    r"error|trace|section|message|diff|config|template|policy|guide|rules|notes|version|request|response)s?\b.*|"
+    r"from (?:the |our |my |their |product|support|security|legal)[\w -]{0,40})\s*[:\-—…]+\s*$",
     re.IGNORECASE,
 )
 _REFERS_BACK = re.compile(
     r"^\s*(?:\^|see above|(?:the |that )?above\b|that's (?:the|what)|this is (?:the|what)|"
-    r"thoughts\??|any ideas?\??|wdyt|what do you think)",
+    r"thoughts\??|any ideas?\??|wdyt|what do you think|based on (?:this|that|the)|per (?:this|that|the))",
     re.IGNORECASE,
 )
-# The shape of a document somebody else wrote: headings, ticket fields, formal voice.
-_DOC_HEADING = re.compile(r"^\s*(?:#{1,6} \S|[A-Z][\w /&-]{2,50}:?\s*$|={3,}\s*$|\*\*[^*]+\*\*:?\s*$)")
+# The shape of a document somebody else wrote: headings, numbered clauses, ticket and e-mail
+# fields, a greeting and a sign-off, formal vocabulary, lines wrapped at a fixed width.
+_MD_HEADING = re.compile(r"^\s*(?:#{1,6} \S|={3,}\s*$|-{3,}\s*$)")
+_CLAUSE = re.compile(r"^\s*(?:§\s*)?\d+(?:\.\d+)+\.?\s+\S")
 _DOC_FIELD = re.compile(
-    r"^\s*(?:Priority|Assignee|Reporter|Status|Labels?|Sprint|Epic|Component|Owner|Author|Version|"
-    r"Last updated|Created|Due|Type|Severity|Story points|Acceptance criteria|Summary|Description|"
-    r"Background|Overview|Goals?|Non-goals|Scope|Motivation|Context|Decision|Consequences|Requirements?|"
-    r"Steps to reproduce|Expected|Actual|Environment|Notes?|Proposal|Rationale|Alternatives)\b.{0,60}:",
+    r"^\s*\**(?:Priority|Assignee|Reporter|Status|Labels?|Sprint|Epic|Component|Owner|Author|Version|"
+    r"Last (?:updated|reviewed|edited)|Created|Due|Severity|Story points|Attendees|Applies to|Effective|"
+    r"Target release|Engineering|Product|Reviewers?|Approvers?|Date|Audience|Scope|Ticket|Fix version)\b"
+    r"[^:\n]{0,20}:",
+    re.IGNORECASE,
+)
+_TICKET_TITLE = re.compile(r"^\s*[A-Z][A-Z0-9]{1,9}-\d+\b[:\s]")
+_GREETING = re.compile(
+    r"^\s*(?:Hi|Hello|Hey|Dear|Good (?:morning|afternoon|evening)|Hallo|Hola|Bonjour|Olá|Oi)\b"
+    r"[^.!?\n]{0,40},\s*$",
+    re.IGNORECASE,
+)
+_SIGN_OFF = re.compile(
+    r"^\s*(?:Thanks|Thank you|Many thanks|Thanks again|Best|Best regards|Kind regards|Warm regards|Regards|"
+    r"Cheers|Sincerely|Viele Grüße|Beste Grüße|Saludos|Un saludo|Cordialement|Abraços|Atenciosamente)"
+    r"(?: all| everyone)?[,!.]?\s*$",
     re.IGNORECASE,
 )
 _FORMAL = re.compile(
-    r"\b(?:shall|must|should|the system|the service|users?|customers?|the team|is required|are required|"
+    r"\b(?:shall|must|should|the system|the service|users|customers|the team|is required|are required|"
     r"will be|has been|have been|is responsible|in order to|e\.g\.|i\.e\.|etc\.|per the|pursuant|"
-    r"hereby|the following|as follows|the application|the platform|stakeholders?)\b",
+    r"hereby|the following|as follows|the application|the platform|stakeholders?|is not allowed|"
+    r"are not allowed|may not|is defined|this (?:document|standard|page|policy|section|runbook))\b",
     re.IGNORECASE,
 )
-_LIST_ITEM = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s+\S")
-_WORD = re.compile(r"[A-Za-z']+")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)]|\[[ xX]\])\s+\S")
+_WORD = re.compile(r"[^\W\d_][\w'-]*")
+_STOPWORDS = frozenset(
+    ("the", "a", "an", "to", "of", "in", "on", "for", "and", "or", "is", "are", "be", "it", "this", "that",
+     "we", "you", "not", "never", "always", "use", "do", "don't", "with", "as", "at", "by", "from", "if",
+     "so", "but", "our", "when", "all", "any", "no")
+)  # fmt: skip
 
-# A paste run may carry along this many prose lines of its own (a command's output, an error
-# message inside a trace) before it ends.
-_CARRY = {
-    PasteKind.SHELL: 40,
-    PasteKind.TRACEBACK: 2,
-    PasteKind.LOG: 1,
-    PasteKind.CONSOLE: 2,
-    PasteKind.CHAT: 40,
-}
-_MIN_DOCUMENT_CHARS = 240
+# Kinds whose line starts a run that carries the lines after it (a command's output, a chat
+# message under its header, a diff's lines) until a blank line or the person speaking.
+_CARRIES = frozenset({PasteKind.SHELL, PasteKind.CHAT, PasteKind.DIFF})
+_DIFF_LINE = re.compile(r"^(?:[+\- \\]|$)")
+_MIN_DOCUMENT_CHARS = 200
 
 
 def _line_kind(line: str) -> PasteKind | None:
@@ -206,18 +244,24 @@ def _line_kind(line: str) -> PasteKind | None:
         return PasteKind.CODE
     if len(stripped) > 12 and sum(c.isalpha() for c in stripped) / len(stripped) < 0.45:
         return PasteKind.CODE  # mostly symbols and digits: output, hashes, paths
-    if line.startswith(("    ", "\t")) and not _LIST_ITEM.match(line):
+    if line.startswith(("    ", "\t")) and not _LIST_ITEM.match(line) and not _reads_as_prose(stripped):
         return PasteKind.CODE
     return None
 
 
 def _reads_as_prose(stripped: str) -> bool:
     """A line shaped like code that is a sentence ("Note: we never deploy on Fridays.")."""
-    words = _WORD.findall(stripped)
-    code_chars = len(_CODE_CHARS.findall(stripped))
     if stripped.endswith(("{", ";", "(", "[", ",", "=")) or "=>" in stripped:
         return False
-    return len(words) >= 4 and code_chars <= 1 or len(words) >= 8 and code_chars <= len(words) // 4
+    words = _WORD.findall(stripped)
+    common = sum(1 for w in words if w.lower() in _STOPWORDS)
+    code_chars = len(_CODE_CHARS.findall(stripped))
+    return len(words) >= 4 and common >= 2 and code_chars <= 1 + len(words) // 6
+
+
+def _person_speaks(line: str) -> bool:
+    """A prose line in the person's own voice (what ends a command's output or a paste)."""
+    return bool(_PERSON_VOICE.search(line)) or bool(_REFERS_BACK.match(line))
 
 
 def split_pastes(text: str) -> SplitMessage:
@@ -225,6 +269,7 @@ def split_pastes(text: str) -> SplitMessage:
     lines = text.split("\n")
     kinds = _line_kinds(lines)
     _absorb_licence(lines, kinds)
+    _mark_emails(lines, kinds)
     _mark_documents(lines, kinds)
     pastes = _runs(lines, kinds)
     framing = "\n".join(line for line, kind in zip(lines, kinds, strict=True) if kind is None).strip()
@@ -234,8 +279,9 @@ def split_pastes(text: str) -> SplitMessage:
 def _line_kinds(lines: list[str]) -> list[PasteKind | None]:
     kinds: list[PasteKind | None] = [None] * len(lines)
     fence: str | None = None
-    carry_kind: PasteKind | None = None
-    carry_left = 0
+    carry: PasteKind | None = None
+    last_header = -1
+    carried: list[int] = []
     for index, line in enumerate(lines):
         opened = _FENCE.match(line)
         if fence is not None:
@@ -247,34 +293,36 @@ def _line_kinds(lines: list[str]) -> list[PasteKind | None]:
             fence = opened.group(1)
             kinds[index] = PasteKind.FENCED
             continue
+        if carry is PasteKind.DIFF and _DIFF_LINE.match(line) and line.strip():
+            kinds[index] = PasteKind.DIFF
+            continue
         kind = _line_kind(line)
         if kind is not None:
             kinds[index] = kind
-            if kind in _CARRY:
-                carry_kind, carry_left = kind, _CARRY[kind]
-            elif carry_kind is not None and kind is not carry_kind:
-                carry_left = min(carry_left, 2)
+            if kind in _CARRIES:
+                carry = kind
+            if kind is PasteKind.CHAT:
+                last_header = index
             continue
         if not line.strip():
-            # A blank line ends what a prompt or a trace carries along, except inside a chat
-            # thread, whose messages are often one paragraph each.
-            if carry_kind is not PasteKind.CHAT:
-                carry_kind, carry_left = None, 0
+            # A blank line ends a command's output, not a chat thread: its messages are often
+            # a paragraph each.
+            if carry is not PasteKind.CHAT:
+                carry = None
             continue
-        if carry_kind is not None and carry_left > 0 and not _is_framing(line):
-            kinds[index] = carry_kind
-            carry_left -= 1
+        if carry is PasteKind.CHAT:
+            kinds[index] = PasteKind.CHAT
+            carried.append(index)
+        elif carry is PasteKind.SHELL and not _person_speaks(line):
+            kinds[index] = PasteKind.SHELL
         else:
-            carry_kind, carry_left = None, 0
+            carry = None
+    # A chat thread ends with the paragraph of its last message.
+    end = _paragraph_end(lines, last_header) if last_header >= 0 else 0
+    for index in carried:
+        if index >= end:
+            kinds[index] = None
     return kinds
-
-
-def _is_framing(line: str) -> bool:
-    """A prose line that reads as the person speaking to the agent about what they pasted."""
-    return bool(_REFERS_BACK.match(line)) or (
-        bool(_PERSON_VOICE.search(line))
-        and bool(re.search(r"\b(?:you|can you|could you|pls|please|why)\b", line, re.I))
-    )
 
 
 def _absorb_licence(lines: list[str], kinds: list[PasteKind | None]) -> None:
@@ -284,8 +332,19 @@ def _absorb_licence(lines: list[str], kinds: list[PasteKind | None]) -> None:
         return
     start, end = _paragraph_start(lines, hits[0]), _paragraph_end(lines, hits[-1])
     # Its title and copyright line usually stand just above the first hit.
-    while start > 0 and lines[start - 1].strip() == "" and start > 1 and _looks_like_title(lines[start - 2]):
+    while start > 1 and lines[start - 1].strip() == "" and _looks_like_title(lines[start - 2]):
         start = _paragraph_start(lines, start - 2)
+    # Numbered sections between two hits are part of it; what follows the last hit is too when it
+    # does not read as the person.
+    while end < len(lines):
+        following = _next_paragraph(lines, end)
+        if following is None or _person_voice(lines[following[0] : following[1]]) > 0:
+            break
+        if not any(
+            _LICENCE.search(line) or _CLAUSE.match(line) for line in lines[following[0] : following[1]]
+        ):
+            break
+        end = following[1]
     for index in range(start, end):
         if lines[index].strip():
             kinds[index] = PasteKind.LICENCE
@@ -294,7 +353,7 @@ def _absorb_licence(lines: list[str], kinds: list[PasteKind | None]) -> None:
 def _looks_like_title(line: str) -> bool:
     stripped = line.strip()
     return bool(stripped) and (
-        stripped.isupper() or stripped.lower().startswith("copyright") or "License" in stripped
+        stripped.isupper() or stripped.lower().startswith("copyright") or "Licen" in stripped
     )
 
 
@@ -310,16 +369,107 @@ def _paragraph_end(lines: list[str], index: int) -> int:
     return index
 
 
+def _next_paragraph(lines: list[str], index: int) -> tuple[int, int] | None:
+    while index < len(lines) and not lines[index].strip():
+        index += 1
+    if index >= len(lines):
+        return None
+    return index, _paragraph_end(lines, index)
+
+
+def _mark_emails(lines: list[str], kinds: list[PasteKind | None]) -> None:
+    """A pasted e-mail: from its greeting (or its header lines) to its sign-off and signature."""
+    starts = [i for i, line in enumerate(lines) if kinds[i] is None and _GREETING.match(line)]
+    for start in starts:
+        for end in range(start + 1, min(len(lines), start + 200)):
+            if _SIGN_OFF.match(lines[end]) and kinds[end] is None:
+                # The signature: the name and title lines right under the sign-off.
+                stop = end + 1
+                while stop < len(lines) and stop <= end + 3 and lines[stop].strip() and len(lines[stop]) < 80:
+                    stop += 1
+                for index in range(start, stop):
+                    if lines[index].strip() and kinds[index] is None:
+                        kinds[index] = PasteKind.DOCUMENT
+                break
+
+
 @dataclass
 class _Paragraph:
     start: int
     end: int
-    text: str
+    lines: list[str]
+    # Every non-blank line already has a paste kind.
     pasted: bool
+    person: float
+    structure: float
+
+
+# "As a finance user, I can …": the formula of a user story, not the person speaking.
+_USER_STORY = re.compile(
+    r"^\s*(?:[-*]|\d+[.)])?\s*As an? [\w -]{2,40}, I (?:can|want|need|should|must|am able)\b"
+)
+
+
+def _person_voice(lines: list[str]) -> float:
+    lines = [line for line in lines if not _USER_STORY.match(line)]
+    text = " ".join(lines)
+    score = float(len(_PERSON_VOICE.findall(text)))
+    # A lowercase start is how people type to an agent, not how documents begin (a wrapped
+    # document's later lines start lowercase too: only the first line counts).
+    if lines and lines[0][:1].islower():
+        score += 0.5
+    return score
+
+
+def _structure(lines: list[str]) -> float:
+    """How much a paragraph is shaped like a document (0 for plain prose)."""
+    score = 0.0
+    for number, line in enumerate(lines):
+        stripped = line.strip()
+        if _MD_HEADING.match(line):
+            score += 2.0
+        elif (
+            _USER_STORY.match(line)
+            or _CLAUSE.match(line)
+            or _DOC_FIELD.match(line)
+            or _TICKET_TITLE.match(line)
+        ):
+            score += 1.0
+        elif number == 0 and _is_title(stripped):
+            score += 0.75
+    if len(lines) > 1 and _is_title(lines[0].strip()) and all(_LIST_ITEM.match(line) for line in lines[1:]):
+        score += 1.25  # a titled list: "What went well" over its bullets
+    # Prose hard-wrapped at a fixed width (an RFC, a licence, a man page, an e-mail): people do not
+    # wrap what they type into a chat box.
+    wrapped = sum(
+        2 if here.startswith("  ") else 1
+        for here, there in itertools.pairwise(lines)
+        if 50 <= len(here.rstrip()) <= 82
+        and here.rstrip()[-1:] not in ".:!?"
+        and there.strip()
+        and not _LIST_ITEM.match(there)
+    )
+    if wrapped >= 2:
+        score += 2.0
+    text = " ".join(lines)
+    words = max(1, len(_WORD.findall(text)))
+    score += min(2.0, 12.0 * len(_FORMAL.findall(text)) / words)
+    return score
+
+
+def _is_title(stripped: str) -> bool:
+    """A short heading line of a document: capitalised, no sentence end, not a question."""
+    words = stripped.split()
+    return (
+        0 < len(words) <= 8
+        and stripped[0].isupper()
+        and stripped[-1] not in ".?!:,;"
+        and not _LIST_ITEM.match(stripped)
+        and not _PERSON_VOICE.search(stripped)
+    )
 
 
 def _paragraphs(lines: list[str], kinds: list[PasteKind | None]) -> list[_Paragraph]:
-    """Blank-line separated groups of lines; `pasted` when every non-blank line already has a kind."""
     out: list[_Paragraph] = []
     index = 0
     while index < len(lines):
@@ -327,64 +477,67 @@ def _paragraphs(lines: list[str], kinds: list[PasteKind | None]) -> list[_Paragr
             index += 1
             continue
         end = _paragraph_end(lines, index)
+        body = lines[index:end]
         pasted = all(kinds[i] is not None for i in range(index, end))
-        out.append(_Paragraph(index, end, "\n".join(lines[index:end]), pasted))
+        prose = [line for i, line in enumerate(body) if kinds[index + i] is None]
+        out.append(_Paragraph(index, end, body, pasted, _person_voice(prose), _structure(prose)))
         index = end
     return out
 
 
-def _document_score(paragraph: _Paragraph, lines: list[str]) -> float:
-    """Positive: reads as a document someone else wrote; negative: the person talking."""
-    body = lines[paragraph.start : paragraph.end]
-    words = max(1, len(_WORD.findall(paragraph.text)))
-    score = 0.0
-    score += 1.5 * sum(1 for line in body if _DOC_HEADING.match(line) and not _PERSON_VOICE.search(line))
-    score += 1.0 * sum(1 for line in body if _DOC_FIELD.match(line))
-    score += 6.0 * len(_FORMAL.findall(paragraph.text)) / words * 10
-    score -= 8.0 * len(_PERSON_VOICE.findall(paragraph.text)) / words * 10
-    if paragraph.text.rstrip().endswith("?"):
-        score -= 1.5
-    first = paragraph.text.lstrip()[:1]
-    if first.islower():
-        score -= 1.0
-    return score
-
-
 def _mark_documents(lines: list[str], kinds: list[PasteKind | None]) -> None:
-    """Prose paragraphs that are a pasted document: after an introducing line, or written in a
-    document's voice, in a message long enough to carry one."""
-    total = sum(len(line) for line in lines)
-    if total < _MIN_DOCUMENT_CHARS:
+    """Prose paragraphs that are a pasted document.
+
+    A document is anchored by its shape (headings, clauses, fields, wrapped lines, formal voice)
+    or by the person introducing it ("here's the spec:") and then holds the paragraphs around the
+    anchor that do not read as the person; the person's framing before and after stays theirs.
+    """
+    if sum(len(line) for line in lines) < _MIN_DOCUMENT_CHARS:
         return
     paragraphs = _paragraphs(lines, kinds)
-    prose = [p for p in paragraphs if not p.pasted]
-    if len(paragraphs) < 2 and sum(1 for line in lines if line.strip()) < 4:
+    if len(paragraphs) < 2 and len(lines) < 4:
         return
-    scores = {id(p): _document_score(p, lines) for p in prose}
-    introduced = False
+    doc = [False] * len(paragraphs)
     for number, paragraph in enumerate(paragraphs):
-        if paragraph.pasted:
-            introduced = False
+        if paragraph.pasted or paragraph.person > 0:
             continue
-        score = scores[id(paragraph)]
-        is_last = number == len(paragraphs) - 1
-        if introduced and not (_REFERS_BACK.match(paragraph.text) or (is_last and score < -1.0)):
-            _mark(kinds, paragraph, PasteKind.DOCUMENT)
+        introduced = number > 0 and _PASTE_INTRODUCER.search(paragraphs[number - 1].lines[-1]) is not None
+        if paragraph.structure >= 1.5 or (introduced and paragraph.structure >= 0.5):
+            doc[number] = True
+    if not any(doc):
+        return
+    # Grow each document over its neighbours that read as nobody in particular, both ways.
+    for number in range(len(paragraphs)):
+        if doc[number]:
             continue
-        if score >= 1.5 and len(paragraph.text) >= 80:
-            _mark(kinds, paragraph, PasteKind.DOCUMENT)
-            continue
-        last_line = lines[paragraph.end - 1]
-        if _INTRODUCER.search(last_line) and number < len(paragraphs) - 1:
-            following = paragraphs[number + 1]
-            if not following.pasted and len(following.text) >= 120:
-                introduced = True
+        before = number > 0 and doc[number - 1]
+        after = any(doc[number + 1 : number + 2])
+        if (before or after) and _quiet(paragraphs[number], paragraphs, number):
+            doc[number] = True
+    for number in range(len(paragraphs) - 1, -1, -1):
+        if (
+            not doc[number]
+            and any(doc[number + 1 : number + 2])
+            and _quiet(paragraphs[number], paragraphs, number)
+        ):
+            doc[number] = True
+    for flag, paragraph in zip(doc, paragraphs, strict=True):
+        if flag:
+            for index in range(paragraph.start, paragraph.end):
+                if kinds[index] is None:
+                    kinds[index] = PasteKind.DOCUMENT
 
 
-def _mark(kinds: list[PasteKind | None], paragraph: _Paragraph, kind: PasteKind) -> None:
-    for index in range(paragraph.start, paragraph.end):
-        if kinds[index] is None:
-            kinds[index] = kind
+def _quiet(paragraph: _Paragraph, paragraphs: list[_Paragraph], number: int) -> bool:
+    """A paragraph a document may take in: not the person's voice, not an introduction of what
+    follows, not a reference back to it, and not the message's first line of prose."""
+    if paragraph.pasted:
+        return True
+    if paragraph.person > 0 or _REFERS_BACK.match(paragraph.lines[0]):
+        return False
+    if _PASTE_INTRODUCER.search(paragraph.lines[-1]):
+        return False
+    return not (number == 0 and paragraph.structure < 0.5 and len(paragraphs) > 1)
 
 
 def _runs(lines: list[str], kinds: list[PasteKind | None]) -> list[Paste]:

@@ -34,7 +34,7 @@ def _everything_written(claude: Path) -> str:
     """Every file under the Claude dir that dream writes (not the transcripts themselves)."""
     out = []
     for path in sorted(claude.rglob("*")):
-        if path.is_file() and path.suffix != ".jsonl" or (path.is_file() and "dream" in path.parts):
+        if (path.is_file() and path.suffix != ".jsonl") or (path.is_file() and "dream" in path.parts):
             out.append(path.read_text(encoding="utf-8", errors="replace"))
     return "\n".join(out)
 
@@ -134,7 +134,8 @@ def test_the_persons_rules_in_the_same_sessions_are_found(
     with capsys.disabled():
         print(
             f"\nshapes home: {len(built.instances)} non-person instances; person rules found as signals "
-            f"{len(found)}/{len(built.person_marks)}, in memory or review {len(in_memory)}/{len(built.person_marks)}"
+            f"{len(found)}/{len(built.person_marks)}, "
+            f"in memory or review {len(in_memory)}/{len(built.person_marks)}"
         )
     assert len(found) >= 0.9 * len(built.person_marks)
 

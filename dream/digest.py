@@ -149,11 +149,10 @@ def build_digest(source: SessionSource, project: str, stats: ReadStats) -> Diges
         return None  # never opened: `_messages` named it in `unreadable`
     signals: list[Signal] = []
     words: set[str] = set()
-    from dream.redact import redact
     from dream.similarity import content_terms
 
     for message in messages:
-        redacted = redact(message.text).text
+        redacted = message.text  # the reader redacts (transcripts.person_text)
         signals.extend(extract_signals(message, project, redacted))
         if len(words) < MAX_TERMS:
             words.update(_TERM.findall(redacted.lower()))

@@ -272,8 +272,10 @@ def split_pastes(text: str) -> SplitMessage:
     _mark_emails(lines, kinds)
     _mark_documents(lines, kinds)
     pastes = _runs(lines, kinds)
-    framing = "\n".join(line for line, kind in zip(lines, kinds, strict=True) if kind is None).strip()
-    return SplitMessage(framing, tuple(pastes))
+    kept = [line for line, kind in zip(lines, kinds, strict=True) if kind is None]
+    # Where a paste was cut out, the blank lines around it fold into one.
+    framing = "\n".join(line for i, line in enumerate(kept) if line.strip() or (i and kept[i - 1].strip()))
+    return SplitMessage(framing.strip(), tuple(pastes))
 
 
 def _line_kinds(lines: list[str]) -> list[PasteKind | None]:
@@ -537,7 +539,12 @@ def _quiet(paragraph: _Paragraph, paragraphs: list[_Paragraph], number: int) -> 
         return False
     if _PASTE_INTRODUCER.search(paragraph.lines[-1]):
         return False
-    return not (number == 0 and paragraph.structure < 0.5 and len(paragraphs) > 1)
+    if number == 0 and paragraph.structure < 0.5 and len(paragraphs) > 1:
+        return False
+    # A short plain paragraph that ends the message is the person's closing word more often than
+    # the document's last line.
+    last = number == len(paragraphs) - 1
+    return not (last and paragraph.structure < 0.5 and sum(len(line) for line in paragraph.lines) <= 300)
 
 
 def _runs(lines: list[str], kinds: list[PasteKind | None]) -> list[Paste]:

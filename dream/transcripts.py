@@ -123,6 +123,8 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 @dataclass(frozen=True)
 class UserMessage:
+    """One message of the person's: `text` is their own words, already redacted, without pastes."""
+
     session_id: str
     uuid: str
     timestamp: datetime
@@ -214,10 +216,19 @@ def clean_user_text(text: str, excluded: Counter[Excluded] | None = None) -> str
 
 
 def person_text(text: str, excluded: Counter[Excluded]) -> str | None:
-    """What the person wrote in a message: client blocks removed, then pasted material cut out
-    (only the framing around a paste is theirs, DESIGN.md §3)."""
+    """What the person wrote in a message, redacted: client blocks removed, secrets redacted, then
+    pasted material cut out (only the framing around a paste is theirs, DESIGN.md §3).
+
+    Redaction comes before the split: a secret can span lines (a private key block) and must be
+    seen whole, before a paste boundary could cut its header away from its body.
+    """
     cleaned = clean_user_text(text, excluded)
-    if cleaned is None or "\n" not in cleaned:
+    if cleaned is None:
+        return None
+    from dream.redact import redact
+
+    cleaned = redact(cleaned).text
+    if "\n" not in cleaned:
         return cleaned  # one line: a paste of one line is left to the sentence filter
     from dream.pastes import split_pastes
 
@@ -568,7 +579,7 @@ def read_daily_log(path: Path, stats: ReadStats, since: datetime | None = None) 
         match = _REPORTED_SPEECH.match(text)
         if not match:
             continue
-        said = clean_user_text(match["said"].strip().strip('"“”').rstrip("*").strip())
+        said = person_text(match["said"].strip().strip('"“”').rstrip("*").strip(), stats.excluded)
         if not said:
             continue
         stats.user_messages += 1

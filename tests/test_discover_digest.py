@@ -644,3 +644,20 @@ def test_window_default_is_seven_days(claude: Path) -> None:
         [Turn(RULE, _now() - timedelta(days=8)), Turn(RULE2, _now() - timedelta(days=6))],
     )
     assert [s.text for s in Session.open(claude_dir=claude).signals()] == [RULE2]
+
+
+def test_the_digest_cache_keeps_no_word_of_messages_that_are_not_signals(tmp_path: Path) -> None:
+    """Only signals are stored as text; a word the redactor cannot know is a secret (a made-up
+    passphrase typed in a task request) is kept nowhere, only as a hash of its term."""
+    claude = tmp_path / ".claude"
+    passphrase = "plorpwhistlequince"
+    task = f"can you log in to the staging box with {passphrase} and restart the worker?"
+    write_session(claude, "/home/dana/app", [Turn(task, _now() - timedelta(hours=1)), Turn(RULE2, _now())])
+    Session.open(claude_dir=claude).signals()
+    packs = list((claude / "dream" / "digests").glob("*.json"))
+    assert packs
+    cache = "".join(p.read_text(encoding="utf-8") for p in packs)
+    assert passphrase not in cache and "staging" not in cache
+    assert "emojis" in cache  # the signal's sentence is what the cache is for
+    row = next(iter(json.loads(packs[0].read_text(encoding="utf-8"))["sessions"].values()))
+    assert all(len(h) == 8 for h in row["terms"].split())

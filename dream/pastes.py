@@ -148,7 +148,7 @@ _CHAT_HEADER = re.compile(
     r"^\s*(?:[A-Z][\w.'-]+(?: [A-Z][\w.'-]+){0,2}\s{1,4}(?:\d{1,2}:\d\d(?: ?[AaPp]\.?[Mm]\.?)?|"
     r"\[\d{1,2}:\d\d(?: ?[AP]M)?\]|Today at|Yesterday at)\s*$|"
     r"\[\d{1,2}:\d\d(?::\d\d)?(?: ?[AP]M)?\]\s*[\w.@ -]{1,30}:.*|"
-    r"<[\w.@-]{1,30}>\s.*|[\w.-]{1,30} — \d{1,2}/\d{1,2}/\d{2,4}.*|"
+    r"<[\w.@-]{1,30}>\s.*|[\w .'-]{1,30} — (?:\d{1,2}/\d{1,2}/\d{2,4}|(?:Today|Yesterday) at \d).*|"
     r"On .{6,80} wrote:\s*|-{3,} ?(?:Original Message|Forwarded message) ?-{3,}|"
     r"(?:From|Sent|To|Cc|Subject|Date): .+|>.*)$"
 )
@@ -180,6 +180,27 @@ _PASTE_INTRODUCER = re.compile(
     r"from (?:the |our |my |their |product|support|security|legal)[\w -]{0,40})\s*[:\-—…]+\s*$",
     re.IGNORECASE,
 )
+# What the person calls the thing they paste; with a colon, or with "from …", "below", "pasted",
+# the paragraph introduces one ("Spec from product for the saved-filters feature. Read it first:").
+_DOC_NOUNS = (
+    r"spec|specs|doc|docs|document|design|ticket|issue|bug report|e-?mail|mail|message|thread|page|readme|"
+    r"notes|text|description|comment|review|policy|guide|guidelines|rules|checklist|postmortem|post-mortem|"
+    r"adr|rfc|wiki|notion|confluence|jira|slack|changelog|release notes|section|template|proposal|brief|"
+    r"requirements|prd|runbook|minutes|announcement|memo|writeup|write-up|summary|feedback|complaint"
+)
+_DOC_NOUN = re.compile(rf"\b(?:{_DOC_NOUNS})\b", re.IGNORECASE)
+_INTRODUCES = re.compile(
+    r"(?::\s*$|(?i:\b(?:below|pasted|pasting|copied|forwarded|forwarding|attached|here(?:'s| is| are)|"
+    r"this is (?:from|the|our|their)|sent (?:me|us|this|over)|wrote(?: up)?|posted|left)\b)|"
+    rf"(?i:\bfrom (?:the |our |their |my |his |her )?(?:[\w-]+ ){{0,2}}(?:{_DOC_NOUNS})\b)|"
+    r"\bfrom (?:[A-Z][\w-]+|(?i:product|support|security|legal|finance|ops|infra|the client|a customer))\b)",
+)
+# The person pointing back at what they just pasted: "^ that's Marek's review", "the above is …".
+_POINTS_BACK = re.compile(
+    r"^\s*(?:\^|(?:that|this)(?:'s| is| was) (?!all\b|it\b|fine\b|ok\b|good\b|wrong\b|right\b)[\w' -]{0,30}"
+    r"\b(?:from|what|how|the|our|their|his|her|[A-Z][\w-]*'s)\b|the above|above is|see above)",
+    re.IGNORECASE,
+)
 _REFERS_BACK = re.compile(
     r"^\s*(?:\^|see above|(?:the |that )?above\b|that's (?:the|what)|this is (?:the|what)|"
     r"thoughts\??|any ideas?\??|wdyt|what do you think|based on (?:this|that|the)|per (?:this|that|the))",
@@ -187,7 +208,7 @@ _REFERS_BACK = re.compile(
 )
 # The shape of a document somebody else wrote: headings, numbered clauses, ticket and e-mail
 # fields, a greeting and a sign-off, formal vocabulary, lines wrapped at a fixed width.
-_MD_HEADING = re.compile(r"^\s*(?:#{1,6} \S|={3,}\s*$|-{3,}\s*$)")
+_MD_HEADING = re.compile(r"^\s*(?:#{1,6} \S|={3,}\s*$|-{3,}\s*$|\*\*[^*\n]{2,60}\*\*:?\s*$)")
 _CLAUSE = re.compile(r"^\s*(?:§\s*)?\d+(?:\.\d+)+\.?\s+\S")
 _DOC_FIELD = re.compile(
     r"^\s*\**(?:Priority|Assignee|Reporter|Status|Labels?|Sprint|Epic|Component|Owner|Author|Version|"
@@ -439,8 +460,8 @@ def _structure(lines: list[str]) -> float:
             score += 1.0
         elif number == 0 and _is_title(stripped):
             score += 0.75
-    if len(lines) > 1 and _is_title(lines[0].strip()) and all(_LIST_ITEM.match(line) for line in lines[1:]):
-        score += 1.25  # a titled list: "What went well" over its bullets
+    if len(lines) > 1 and _is_title(lines[0].strip()):
+        score += 1.25  # a titled section: "What went well" over its bullets or its sentences
     # Prose hard-wrapped at a fixed width (an RFC, a licence, a man page, an e-mail): people do not
     # wrap what they type into a chat box.
     wrapped = sum(
@@ -500,11 +521,15 @@ def _mark_documents(lines: list[str], kinds: list[PasteKind | None]) -> None:
     if len(paragraphs) < 2 and len(lines) < 4:
         return
     doc = [False] * len(paragraphs)
+    _mark_pointed_back(paragraphs, doc)
     for number, paragraph in enumerate(paragraphs):
         if paragraph.pasted or paragraph.person > 0:
             continue
-        introduced = number > 0 and _PASTE_INTRODUCER.search(paragraphs[number - 1].lines[-1]) is not None
-        if paragraph.structure >= 1.5 or (introduced and paragraph.structure >= 0.5):
+        introduced = number > 0 and _introduces(paragraphs[number - 1])
+        long_enough = sum(len(line) for line in paragraph.lines) >= 40 or _is_title(
+            paragraph.lines[0].strip()
+        )
+        if paragraph.structure >= 1.5 or (introduced and long_enough):
             doc[number] = True
     if not any(doc):
         return
@@ -523,11 +548,59 @@ def _mark_documents(lines: list[str], kinds: list[PasteKind | None]) -> None:
             and _quiet(paragraphs[number], paragraphs, number)
         ):
             doc[number] = True
+    _keep_interleaved_voice(paragraphs, doc)
     for flag, paragraph in zip(doc, paragraphs, strict=True):
         if flag:
             for index in range(paragraph.start, paragraph.end):
                 if kinds[index] is None:
                     kinds[index] = PasteKind.DOCUMENT
+
+
+def _mark_pointed_back(paragraphs: list[_Paragraph], doc: list[bool]) -> None:
+    """Paragraphs above a "^ that's the review" line are what it points at, back to the person's
+    introduction or their own voice."""
+    for number, paragraph in enumerate(paragraphs):
+        if paragraph.pasted or not _POINTS_BACK.match(paragraph.lines[0]):
+            continue
+        back = number - 1
+        while back >= 0 and not paragraphs[back].pasted:
+            above = paragraphs[back]
+            if above.person >= 2 or _introduces(above) or doc[back]:
+                break
+            doc[back] = True
+            back -= 1
+
+
+def _keep_interleaved_voice(paragraphs: list[_Paragraph], doc: list[bool]) -> None:
+    """A person writing their own structured note talks between its headings ("I'll write down how
+    I want this to go"); a pasted document does not. Where the person's voice stands between two
+    document paragraphs (and introduces nothing), the structure is theirs: unmark that stretch."""
+    marked = [i for i, flag in enumerate(doc) if flag]
+    if len(marked) < 2:
+        return
+    first, last = marked[0], marked[-1]
+    between = [
+        i
+        for i in range(first + 1, last)
+        if not doc[i]
+        and paragraphs[i].person >= 2
+        and not paragraphs[i].pasted
+        and not _introduces(paragraphs[i])
+    ]
+    if between:
+        for i in range(first, last + 1):
+            doc[i] = False
+
+
+def _introduces(paragraph: _Paragraph) -> bool:
+    """The person's paragraph announces a pasted document right after it."""
+    if paragraph.pasted:
+        return False
+    last = paragraph.lines[-1]
+    if _PASTE_INTRODUCER.search(last):
+        return True
+    text = " ".join(paragraph.lines)
+    return bool(_DOC_NOUN.search(text)) and bool(_INTRODUCES.search(text))
 
 
 def _quiet(paragraph: _Paragraph, paragraphs: list[_Paragraph], number: int) -> bool:
@@ -537,7 +610,7 @@ def _quiet(paragraph: _Paragraph, paragraphs: list[_Paragraph], number: int) -> 
         return True
     if paragraph.person > 0 or _REFERS_BACK.match(paragraph.lines[0]):
         return False
-    if _PASTE_INTRODUCER.search(paragraph.lines[-1]):
+    if _introduces(paragraph):
         return False
     if number == 0 and paragraph.structure < 0.5 and len(paragraphs) > 1:
         return False

@@ -21,8 +21,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from dream.model import load_model  # noqa: E402
 from dream.pastes import split_pastes  # noqa: E402
 from dream.sentences import split_sentences  # noqa: E402
+from dream.signals import score_message  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
 HALVES = ("pastes-dev.jsonl", "pastes-heldout.jsonl")
@@ -40,6 +42,9 @@ class Score:
     messages: int = 0
     by_kind: Counter[str] = field(default_factory=Counter)  # pasted sentences kept, by paste kind
     errors: list[str] = field(default_factory=list)
+    # Pasted sentences the signal model would flag: reading the whole message, and the framing only.
+    pasted_signals_before: int = 0
+    pasted_signals_after: int = 0
 
     @property
     def precision(self) -> float:
@@ -53,8 +58,16 @@ class Score:
         return (
             f"{name}: {self.messages} messages, {self.person} sentences of the person's; "
             f"precision {self.precision:.3f} ({self.kept_person}/{self.kept}), "
-            f"recall {self.recall:.3f} ({self.kept_person}/{self.person})"
+            f"recall {self.recall:.3f} ({self.kept_person}/{self.person}); "
+            "pasted sentences that would become signals "
+            f"{self.pasted_signals_before} -> {self.pasted_signals_after}"
         )
+
+
+def _flagged(text: str, person: Counter[str]) -> int:
+    """Sentences of `text` above the signal threshold that are not the person's."""
+    threshold = load_model().threshold
+    return sum(1 for s in score_message(text) if s.probability >= threshold and _norm(s.text) not in person)
 
 
 def score_file(path: Path) -> Score:
@@ -77,7 +90,10 @@ def score_file(path: Path) -> Score:
             if seg["role"] == "paste"
             for s in split_sentences(seg["text"])
         }
-        kept = Counter(_norm(s) for s in split_sentences(split_pastes(text).framing))
+        framing = split_pastes(text).framing
+        kept = Counter(_norm(s) for s in split_sentences(framing))
+        score.pasted_signals_before += _flagged(text, person)
+        score.pasted_signals_after += _flagged(framing, person)
         hits = kept & person
         score.kept_person += sum(hits.values())
         score.kept += sum(kept.values())

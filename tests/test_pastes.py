@@ -169,8 +169,8 @@ def test_one_line_messages_are_left_to_the_sentence_filter() -> None:
     ("name", "precision", "recall"),
     [
         ("pastes-dev.jsonl", 0.93, 0.92),
-        ("pastes-dev2.jsonl", 0.85, 0.85),
-        ("pastes-heldout.jsonl", 0.70, 0.92),
+        ("pastes-dev2.jsonl", 0.65, 0.93),
+        ("pastes-heldout.jsonl", 0.74, 0.95),
     ],
 )
 def test_measured_precision_and_recall_on_the_labelled_sets(
@@ -187,3 +187,5 @@ def test_measured_precision_and_recall_on_the_labelled_sets(
     assert score.messages >= 100
     assert score.precision >= precision
     assert score.recall >= recall
+    # What matters downstream: pasted sentences that would have become signals, most of them gone.
+    assert score.pasted_signals_after <= 0.5 * score.pasted_signals_before

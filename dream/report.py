@@ -117,8 +117,7 @@ def read_stats_json(stats: ReadStats) -> dict[str, Any]:
 
 def excluded_line(excluded: dict[str, int]) -> str:
     """`skipped: 412 SDK-session entries, 18 task notifications, …`: what was not the person's."""
-    labels = {kind.key: kind.value for kind in Excluded}
-    parts = [f"{count} {labels.get(key, key)}" for key, count in excluded.items() if count]
+    parts = [f"{excluded[kind.key]} {kind.value}" for kind in Excluded if excluded.get(kind.key)]
     return "skipped (not your words): " + ", ".join(parts)
 
 

@@ -87,10 +87,11 @@ def verify_memory(memory: Memory, before_keys: Iterable[str] | None = None) -> l
         for key in before_keys:
             if key in current or key in current_hashes:
                 continue
-            if len(key) != 16 or " " in key:  # a plain key can be found in the archive's text
-                if key and key in archived:
-                    continue
-            elif _hash_in_archive(key, memory):
+            # A plain key is found in the archive's text, a hash by the archive lines' hashes; a
+            # one-word key of 16 characters looks like both, so both are tried.
+            if key and key in archived:
+                continue
+            if len(key) == 16 and " " not in key and _hash_in_archive(key, memory):
                 continue
             lost.append(redact(key).text[:60])
         checks.append(

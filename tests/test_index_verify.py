@@ -353,3 +353,29 @@ def test_index_over_25000_characters_fails_verify(home: Home) -> None:
     home.write("MEMORY.md", "# Memory Index\n\n" + "".join(f"- {'x' * 240} {i}\n" for i in range(110)))
     broken = home.dream("verify")
     assert broken.returncode == 4 and "index-limits" in broken.stderr
+
+
+@pytest.mark.parametrize("where", ["archived", "current"])
+def test_a_one_word_entry_of_sixteen_characters_is_not_mistaken_for_a_hash(tmp_path: Path, where: str) -> None:
+    """`nothing-lost` gets plain keys (from a snapshot) and hashes (from the ledger): a plain key of
+    exactly 16 characters without a space is both shapes, and must be found as either."""
+    from dream.memory import load_memory, normalise_key
+    from dream.paths import memory_paths
+    from dream.verify import key_hash, verify_memory
+
+    word = "Kubernetesplease"  # one word, 16 characters
+    key = normalise_key(word)
+    assert len(key) == 16 and " " not in key
+    memory_dir = tmp_path / "memory"
+    memory_dir.mkdir()
+    line = f"- [{day(200)}] {word}"
+    if where == "archived":
+        (memory_dir / "archive.md").write_text(f"# Archive\n\n{line} (archived: {day(1)}, stale)\n")
+    else:
+        (memory_dir / "facts.md").write_text(f"# Facts\n\n{line}\n")
+    memory = load_memory(memory_paths(memory_dir, "native"), "native")
+    for before in ([key], [key_hash(key)]):
+        check = next(c for c in verify_memory(memory, before) if c.name == "nothing-lost")
+        assert check.ok, (before, check.detail)
+    gone = next(c for c in verify_memory(memory, ["someotherentry16"]) if c.name == "nothing-lost")
+    assert not gone.ok

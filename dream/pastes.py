@@ -186,7 +186,8 @@ _DOC_NOUNS = (
     r"spec|specs|doc|docs|document|design|ticket|issue|bug report|e-?mail|mail|message|thread|page|readme|"
     r"notes|text|description|comment|review|policy|guide|guidelines|rules|checklist|postmortem|post-mortem|"
     r"adr|rfc|wiki|notion|confluence|jira|slack|changelog|release notes|section|template|proposal|brief|"
-    r"requirements|prd|runbook|minutes|announcement|memo|writeup|write-up|summary|feedback|complaint"
+    r"requirements|prd|runbook|minutes|announcement|memo|writeup|write-up|summary|feedback|complaint|"
+    r"bit|part|excerpt|snippet|paragraph|passage|[A-Z][A-Z_-]{2,}\.md"
 )
 _DOC_NOUN = re.compile(rf"\b(?:{_DOC_NOUNS})\b", re.IGNORECASE)
 _INTRODUCES = re.compile(
@@ -199,6 +200,12 @@ _INTRODUCES = re.compile(
 _POINTS_BACK = re.compile(
     r"^\s*(?:\^|(?:that|this)(?:'s| is| was) (?!all\b|it\b|fine\b|ok\b|good\b|wrong\b|right\b)[\w' -]{0,30}"
     r"\b(?:from|what|how|the|our|their|his|her|[A-Z][\w-]*'s)\b|the above|above is|see above)",
+    re.IGNORECASE,
+)
+# Verbs that say what follows was written by someone else, with or without naming it.
+_HANDED_OVER = re.compile(
+    r"\b(?:pasted|pasting|copied|copy-pasted|forwarded|forwarding|published|circulated|came in|sent over|"
+    r"sent (?:me|us) (?:this|these|the following))\b",
     re.IGNORECASE,
 )
 _REFERS_BACK = re.compile(
@@ -219,9 +226,8 @@ _DOC_FIELD = re.compile(
 )
 _TICKET_TITLE = re.compile(r"^\s*[A-Z][A-Z0-9]{1,9}-\d+\b[:\s]")
 _GREETING = re.compile(
-    r"^\s*(?:Hi|Hello|Hey|Dear|Good (?:morning|afternoon|evening)|Hallo|Hola|Bonjour|Olá|Oi)\b"
-    r"[^.!?\n]{0,40},\s*$",
-    re.IGNORECASE,
+    r"^\s*(?:(?i:Hi|Hello|Hey|Dear|Good (?:morning|afternoon|evening)|Hallo|Hola|Bonjour|Olá|Oi)\b"
+    r"[^.!?\n]{0,40}|Team|All|Folks|Everyone|[A-Z][a-z]+(?: [A-Z][a-z]+)?),\s*$",
 )
 _SIGN_OFF = re.compile(
     r"^\s*(?:Thanks|Thank you|Many thanks|Thanks again|Best|Best regards|Kind regards|Warm regards|Regards|"
@@ -401,19 +407,51 @@ def _next_paragraph(lines: list[str], index: int) -> tuple[int, int] | None:
 
 
 def _mark_emails(lines: list[str], kinds: list[PasteKind | None]) -> None:
-    """A pasted e-mail: from its greeting (or its header lines) to its sign-off and signature."""
-    starts = [i for i, line in enumerate(lines) if kinds[i] is None and _GREETING.match(line)]
-    for start in starts:
-        for end in range(start + 1, min(len(lines), start + 200)):
-            if _SIGN_OFF.match(lines[end]) and kinds[end] is None:
-                # The signature: the name and title lines right under the sign-off.
-                stop = end + 1
-                while stop < len(lines) and stop <= end + 3 and lines[stop].strip() and len(lines[stop]) < 80:
-                    stop += 1
-                for index in range(start, stop):
-                    if lines[index].strip() and kinds[index] is None:
-                        kinds[index] = PasteKind.DOCUMENT
-                break
+    """A pasted e-mail: from its greeting (or the paragraphs above its sign-off, back to the
+    person's own introduction) to its sign-off and signature."""
+    done = -1
+    for end, line in enumerate(lines):
+        if end <= done or kinds[end] is not None or not _SIGN_OFF.match(line):
+            continue
+        start = _email_start(lines, kinds, end)
+        if start is None:
+            continue
+        # The signature: the name and title lines right under the sign-off.
+        stop = end + 1
+        while stop < len(lines) and stop <= end + 3 and lines[stop].strip() and len(lines[stop]) < 80:
+            stop += 1
+        for index in range(start, stop):
+            if lines[index].strip() and kinds[index] is None:
+                kinds[index] = PasteKind.DOCUMENT
+        done = stop
+
+
+def _email_start(lines: list[str], kinds: list[PasteKind | None], sign_off: int) -> int | None:
+    """Where the e-mail that ends at `sign_off` begins: its greeting, else the paragraph after the
+    person's introduction (a line ending in ':' or naming the paste, or typed lowercase)."""
+    for index in range(sign_off - 1, max(-1, sign_off - 200), -1):
+        if kinds[index] is None and _GREETING.match(lines[index]):
+            return index
+    start = sign_off
+    paragraphs = 0
+    while start > 0 and paragraphs < 6:
+        top = _paragraph_start(lines, start - 1) if lines[start - 1].strip() else start - 1
+        if not lines[start - 1].strip():
+            start -= 1
+            continue
+        body = lines[top:start]
+        if any(kinds[top + i] is not None for i in range(len(body))) and top < start - 1:
+            break
+        first = body[0].strip()
+        if (
+            first[:1].islower()
+            or _PASTE_INTRODUCER.search(body[-1])
+            or (_DOC_NOUN.search(" ".join(body)) and _INTRODUCES.search(" ".join(body)))
+        ):
+            break
+        start = top
+        paragraphs += 1
+    return start if start < sign_off else None
 
 
 @dataclass
@@ -600,6 +638,8 @@ def _introduces(paragraph: _Paragraph) -> bool:
     if _PASTE_INTRODUCER.search(last):
         return True
     text = " ".join(paragraph.lines)
+    if _HANDED_OVER.search(text) and not _LIST_ITEM.match(paragraph.lines[0]):
+        return True
     return bool(_DOC_NOUN.search(text)) and bool(_INTRODUCES.search(text))
 
 

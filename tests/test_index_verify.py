@@ -356,7 +356,9 @@ def test_index_over_25000_characters_fails_verify(home: Home) -> None:
 
 
 @pytest.mark.parametrize("where", ["archived", "current"])
-def test_a_one_word_entry_of_sixteen_characters_is_not_mistaken_for_a_hash(tmp_path: Path, where: str) -> None:
+def test_a_one_word_entry_of_sixteen_characters_is_not_mistaken_for_a_hash(
+    tmp_path: Path, where: str
+) -> None:
     """`nothing-lost` gets plain keys (from a snapshot) and hashes (from the ledger): a plain key of
     exactly 16 characters without a space is both shapes, and must be found as either."""
     from dream.memory import load_memory, normalise_key

@@ -18,7 +18,8 @@ class Config:
     stale_days: int = defaults.STALE_DAYS
     max_changes: int = defaults.MAX_CHANGES_PER_RUN
     policies: dict[str, str] = field(default_factory=lambda: dict(defaults.CATEGORY_POLICY_DEFAULT))
-    # Entries whose text contains one of these are pinned: revisions wait for review.
+    # DREAM_PINNED=text|text: entries holding one of these are pinned: a revision waits for
+    # review and prune never archives them.
     pinned: tuple[str, ...] = ()
 
 

@@ -28,9 +28,6 @@ GATE_MIN_CONFIDENCE = 0.9
 GATE_MIN_DURABILITY = 0.85
 GATE_MAX_CHANGE_RISK = 0.2
 GATE_MAX_SENSITIVITY = 0.3
-MISSING_CONFIDENCE = 0.7
-MISSING_DURABILITY = 0.7
-MISSING_CHANGE_RISK = 0.3
 MAX_CHANGES_PER_RUN = 50
 
 CATEGORIES = ("correction", "preference", "decision", "pattern", "fact")
@@ -45,6 +42,9 @@ CATEGORY_POLICY_DEFAULT = {
 LOCK_TIMEOUT_SECONDS = 10.0
 # Claude Code's own auto-dream lock counts as held while younger than this and its PID is alive.
 NATIVE_LOCK_MAX_AGE_SECONDS = 3600
+# A temp file or an incomplete snapshot older than this was left by a killed run (a younger one
+# may be another run's, still working).
+LEFTOVER_MAX_AGE_SECONDS = 3600
 
 REPORTS_KEPT = 50
 REPORT_MAX_PROPOSALS = 12

@@ -418,7 +418,7 @@ def drop_orphans(
 def _drop_stale_temp(entry: os.DirEntry[str]) -> None:
     # Left by a run killed while writing a pack; one younger than an hour may be another run's.
     with contextlib.suppress(OSError):
-        if time.time() - entry.stat(follow_symlinks=False).st_mtime > 3600:
+        if time.time() - entry.stat(follow_symlinks=False).st_mtime > defaults.LEFTOVER_MAX_AGE_SECONDS:
             os.unlink(entry.path)
 
 

@@ -1,5 +1,5 @@
 """Every byte dream writes goes through here (DESIGN.md §6): atomic writes, the per-memory-dir lock,
-Claude Code's own `.consolidate-lock`, the first-run backup and per-run snapshots for undo.
+Claude Code's own `.consolidate-lock`, the first-run backup and per-run snapshots for `restore`.
 
 The memory files are the person's, so the rule is: a killed or failing run leaves each file either
 exactly as it was or exactly as intended, never torn, and never loses one.
@@ -37,7 +37,7 @@ MANIFEST_NAME = "manifest.json"
 MANIFEST_VERSION = 1
 # A snapshot folder without a manifest is a run still taking it, or one that was killed; only
 # after this long is it surely the latter and safe to delete (runs on other memory dirs share the root).
-INCOMPLETE_SNAPSHOT_MAX_AGE_SECONDS = 3600.0
+INCOMPLETE_SNAPSHOT_MAX_AGE_SECONDS = float(defaults.LEFTOVER_MAX_AGE_SECONDS)
 NEW_FILE_MODE = 0o644
 _CHUNK = 1 << 20
 # O_BINARY: without it Windows would turn "\n" into "\r\n" on the way to disk.
@@ -499,7 +499,7 @@ def make_first_backup(paths: MemoryPaths, today: date) -> Path | None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Snapshots: what a run is about to change, so `dream undo` can put it back
+# Snapshots: what a run is about to change, so `dream restore` can put it back
 
 
 @dataclass(frozen=True)

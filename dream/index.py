@@ -172,7 +172,7 @@ def _prune(
     pruned = []
     archive_rel = memory.rel(memory.paths.archive)
     for entry in memory.entries:
-        if entry.native or entry.file == archive_rel or is_pinned(entry):
+        if entry.native or entry.file == archive_rel or is_pinned(entry, config.pinned):
             continue
         when = entry.updated or entry.date
         if not when or when >= cutoff:
@@ -267,7 +267,7 @@ def _topic_rows(memory: Memory, final: dict[str, list[Entry]]) -> list[tuple[str
 def _quick_reference(memory: Memory, final: dict[str, list[Entry]]) -> list[str]:
     """At most 10 lines: corrections first (with entries that replaced a contradicted memory),
     then preferences, decisions, patterns and facts; newest first within each."""
-    order = ("correction", "preference", "decision", "pattern", "fact")
+    order = defaults.CATEGORIES
     ranked: list[tuple[int, str, Entry]] = []
     for rank, category in enumerate(order):
         rel = memory.rel(memory.paths.topic_dir / TOPIC_FILES[category])

@@ -106,8 +106,8 @@ class Plan:
         return self.memory.fingerprint()
 
 
-def passes_gates(proposal: Proposal) -> list[str]:
-    """Why a proposal may not be applied without review (empty: it may)."""
+def passes_gates(proposal: Proposal, pinned: tuple[str, ...] = ()) -> list[str]:
+    """Why a proposal may not be applied without review (empty: it may). `pinned`: DREAM_PINNED."""
     why = list(proposal.hold)
     if proposal.action == REDATE:
         return why
@@ -119,14 +119,17 @@ def passes_gates(proposal: Proposal) -> list[str]:
         why.append(f"change risk {proposal.change_risk:.2f} > {defaults.GATE_MAX_CHANGE_RISK}")
     if proposal.sensitivity > defaults.GATE_MAX_SENSITIVITY:
         why.append(f"sensitivity {proposal.sensitivity:.2f}")
-    if proposal.target is not None and is_pinned(proposal.target):
+    if proposal.target is not None and is_pinned(proposal.target, pinned):
         why.append("revises a pinned entry")
     return why
 
 
-def is_pinned(entry: Entry) -> bool:
+def is_pinned(entry: Entry, pinned: tuple[str, ...] = ()) -> bool:
+    """Marked in the file ("(pinned)", a pin emoji, `<!-- pin -->`), or holding a DREAM_PINNED text."""
     raw = entry.raw.lower()
-    return "(pinned)" in raw or "📌" in entry.raw or "<!-- pin" in raw
+    if "(pinned)" in raw or "📌" in entry.raw or "<!-- pin" in raw:
+        return True
+    return any(text.lower() in raw for text in pinned)
 
 
 def decide(
@@ -147,7 +150,7 @@ def decide(
             decisions.append(Decision(proposal, APPLIED, "approved in review"))
             changes += 1
             continue
-        why = passes_gates(proposal)
+        why = passes_gates(proposal, config.pinned)
         if policy == "review":
             why.append(f"policy for {proposal.category} is review")
         if not why and changes >= config.max_changes:

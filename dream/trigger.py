@@ -24,14 +24,15 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from dream import defaults
 from dream.paths import Paths
 
 FLAG_VERSION = 1
 LAST_DREAM_NAME = ".last-dream"
 PENDING_LOCK_NAME = "pending.lock"
-# The hook gives up on the lock after about this long; the library waits longer: a run that
-# finished must not leave its projects in the flag because a hook was writing at that moment.
-LOCK_TIMEOUT_SECONDS = 10.0
+# The hook gives up on the lock quickly; the library waits longer: a run that finished must not
+# leave its projects in the flag because a hook was writing at that moment.
+LOCK_TIMEOUT_SECONDS = defaults.LOCK_TIMEOUT_SECONDS
 _SESSION_ID_MAX = 128
 _SESSION_ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 

@@ -381,3 +381,27 @@ def test_a_one_word_entry_of_sixteen_characters_is_not_mistaken_for_a_hash(
         assert check.ok, (before, check.detail)
     gone = next(c for c in verify_memory(memory, ["someotherentry16"]) if c.name == "nothing-lost")
     assert not gone.ok
+
+
+@pytest.mark.parametrize("pinned", [False, True])
+def test_dream_pinned_holds_revisions_and_prune_of_the_entries_it_names(home: Home, pinned: bool) -> None:
+    """DREAM_PINNED=text|text in the config pins every entry holding one of the texts."""
+    if pinned:
+        config = home.claude / "skills" / "dream" / ".dream-config"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text("DREAM_PINNED=Celery|Jenkins box\n")
+    home.write(
+        "decisions.md",
+        f"# Decisions\n\n- [{day(20)}] Chose Celery for background jobs. "
+        f"(source: session {day(20)} aaaaaaaa, confidence: high)\n",
+    )
+    home.write("facts.md", f"# Facts\n\n- [{day(150)}] The legacy importer runs nightly on a Jenkins box.\n")
+    home.say("We're switching from Celery to Dramatiq for background jobs, Celery is overkill for us.")
+    done = home.dream("run", "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    current = {e.text for e in home.loaded().entries}
+    assert ("Chose Celery for background jobs." in current) == pinned
+    assert ("The legacy importer runs nightly on a Jenkins box." in current) == pinned
+    if pinned:
+        waits = home.dream("review").stdout
+        assert "pinned" in waits, waits

@@ -87,10 +87,9 @@ def test_the_pending_flag_is_never_read_torn_while_hooks_and_a_run_write_it(
 def test_sessions_whose_stop_hook_fired_during_a_run_stay_counted(
     during_hooks: rr.ConcurrencyFigures,
 ) -> None:
-    # Known bug: api.Session._mark_dreamt reads the sessions seen *after* applying the plan and clears
-    # them all, so sessions recorded while the run was reading and writing (none of which it read: they
-    # have no transcript) are forgotten, against trigger.clear_sessions_seen's contract ("sessions
-    # recorded during the run stay counted for the next dream").
+    # Guards a fixed bug: the run read the sessions seen *after* applying the plan and cleared them
+    # all, so sessions recorded while it was reading and writing were forgotten, against
+    # trigger.clear_sessions_seen's contract ("sessions recorded during the run stay counted").
     assert during_hooks.sessions_dropped_from_count == 0, during_hooks.problems
 
 

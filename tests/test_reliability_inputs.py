@@ -213,8 +213,8 @@ def test_a_memory_md_that_is_a_directory_is_named(steady: rr.Home, tmp_path: Pat
 def test_a_last_dream_that_is_a_directory_ends_in_a_message_not_a_traceback(
     steady: rr.Home, tmp_path: Path
 ) -> None:
-    # Known bug: trigger.write_last_dream's os.replace raises IsADirectoryError, which nothing catches
-    # (api._mark_dreamt), so the run prints a traceback and exits 1 after it has written memory.
+    # Guards a fixed bug: trigger.write_last_dream's os.replace raised IsADirectoryError, which
+    # nothing caught, so the run printed a traceback and exited 1 after it had written memory.
     tried("last-dream-is-directory", steady, tmp_path)
 
 
@@ -226,8 +226,8 @@ def test_deeply_nested_markdown_in_a_topic_file(steady: rr.Home, tmp_path: Path)
 def test_a_memory_entry_with_a_long_unbroken_token_does_not_stall_the_run(
     steady: rr.Home, tmp_path: Path
 ) -> None:
-    # Known bug: similarity.analyse runs `(\S+) is overkill` (and three like it) over the whole entry;
-    # on a 32 KB data: URI that backtracks quadratically (16 KB: 14 s per call), so the run never ends.
+    # Guards a fixed bug: `(\S+) is overkill` (and three like it) ran over the whole entry and
+    # backtracked quadratically on a 32 KB data: URI (16 KB: 14 s per call); the run never ended.
     tried("long-token-in-memory-entry", steady, tmp_path)
 
 

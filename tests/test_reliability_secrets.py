@@ -106,8 +106,8 @@ def test_snapshots_made_after_the_first_run_hold_no_secret(from_transcripts: rr.
 
 
 def test_secrets_already_in_memory_are_redacted_by_the_run(in_memory: rr.SecretsRun) -> None:
-    # Known bug: redacting an entry changes its words, so the nothing-lost check misses the old entry,
-    # verification fails (exit 4), the snapshot is restored, and the secrets stay in memory on every run.
+    # Guards a fixed bug: redacting an entry changed its words, so nothing-lost missed the old entry,
+    # verification failed (exit 4), the snapshot was restored and the secrets stayed on every run.
     managed = "".join(
         p.read_text("utf-8") for p in in_memory.home.memory.glob("*.md") if not p.name.startswith("feedback_")
     )
@@ -122,8 +122,8 @@ def test_secrets_already_in_memory_are_redacted_by_the_run(in_memory: rr.Secrets
 
 
 def test_secrets_already_in_memory_reach_no_output_state_or_later_snapshot(in_memory: rr.SecretsRun) -> None:
-    # Known bugs: besides the one above, `run --dry-run` prints the old lines of the planned diff with the
-    # secret values in them, and the failed verification prints entry keys (lower-cased secrets).
+    # Guards two fixed bugs: `run --dry-run` printed the planned diff's old lines with the secret
+    # values in them, and a failed verification printed entry keys (lower-cased secrets).
     leaks = rr.secret_leaks(in_memory)
     assert not leaks, json.dumps(leaks, indent=1)[:4000]
 

@@ -444,7 +444,7 @@ def _fill(report: TargetReport, plan: Any) -> None:
             0, {"file": index.name, "error": (index.error or "") + "; the index was not written"}
         )
     applied = sum(1 for d in plan.decisions if d.outcome == "applied")
-    over_cap = sum(1 for d in plan.decisions if "per-run cap" in d.why)
+    over_cap = sum(1 for d in plan.decisions if d.over_cap)
     report.budget = {"cap": plan.cap, "applied": applied, "left_pending_over_cap": over_cap}
 
 

@@ -160,7 +160,7 @@ def _prune(
     """Archive entries older than the stale age that nothing in the window's sessions mentions."""
     if not target.digests:
         return []  # no sessions in the window: silence is no evidence that anything went stale
-    from dream.plan import is_pinned
+    from dream.gates import is_pinned
 
     cutoff = (today - timedelta(days=config.stale_days)).isoformat()
     # What the window's sessions said counts as a reference, the signals' sentences included.

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from dream import defaults
 from dream.config import Config
+from dream.gates import Decision, Outcome, decide
 from dream.gather import Target
 from dream.index import IndexResult, build_index
 from dream.memory import (
@@ -25,21 +25,13 @@ from dream.memory import (
     entry_from_line,
     normalise_key,
 )
-from dream.proposals import ADD, REDATE, REPLACE, UPDATE, Proposal, Refusal, propose
+from dream.proposals import ADD, REDATE, REPLACE, UPDATE, Refusal, propose
 from dream.proposals import ARCHIVE as ARCHIVE_ACTION
 from dream.redact import contains_secret, redact
 from dream.review import ReviewState
 
-APPLIED = "applied"
-PENDING = "pending"
-DROPPED = "dropped"
-
-
-@dataclass
-class Decision:
-    proposal: Proposal
-    outcome: str
-    why: str
+# The outcomes by their old names, for the callers of this module.
+APPLIED, PENDING, DROPPED = Outcome.APPLIED, Outcome.PENDING, Outcome.DROPPED
 
 
 @dataclass
@@ -104,63 +96,6 @@ class Plan:
     @property
     def fingerprint(self) -> str:
         return self.memory.fingerprint()
-
-
-def passes_gates(proposal: Proposal, pinned: tuple[str, ...] = ()) -> list[str]:
-    """Why a proposal may not be applied without review (empty: it may). `pinned`: DREAM_PINNED."""
-    why = list(proposal.hold)
-    if proposal.action == REDATE:
-        return why
-    if proposal.confidence < defaults.GATE_MIN_CONFIDENCE:
-        why.append(f"confidence {proposal.confidence:.2f} < {defaults.GATE_MIN_CONFIDENCE}")
-    if proposal.durability < defaults.GATE_MIN_DURABILITY:
-        why.append(f"durability {proposal.durability:.2f} < {defaults.GATE_MIN_DURABILITY}")
-    if proposal.change_risk > defaults.GATE_MAX_CHANGE_RISK:
-        why.append(f"change risk {proposal.change_risk:.2f} > {defaults.GATE_MAX_CHANGE_RISK}")
-    if proposal.sensitivity > defaults.GATE_MAX_SENSITIVITY:
-        why.append(f"sensitivity {proposal.sensitivity:.2f}")
-    if proposal.target is not None and is_pinned(proposal.target, pinned):
-        why.append("revises a pinned entry")
-    return why
-
-
-def is_pinned(entry: Entry, pinned: tuple[str, ...] = ()) -> bool:
-    """Marked in the file ("(pinned)", a pin emoji, `<!-- pin -->`), or holding a DREAM_PINNED text."""
-    raw = entry.raw.lower()
-    if "(pinned)" in raw or "📌" in entry.raw or "<!-- pin" in raw:
-        return True
-    return any(text.lower() in raw for text in pinned)
-
-
-def decide(
-    proposals: list[Proposal], config: Config, review: ReviewState, approved: set[str]
-) -> list[Decision]:
-    decisions: list[Decision] = []
-    changes = 0
-    for proposal in proposals:
-        pid = proposal.id
-        policy = config.policies.get(proposal.category, "auto") if proposal.category else "auto"
-        if pid in review.rejected:
-            decisions.append(Decision(proposal, DROPPED, "rejected in review"))
-            continue
-        if policy == "off":
-            decisions.append(Decision(proposal, DROPPED, f"policy for {proposal.category} is off"))
-            continue
-        if pid in approved:
-            decisions.append(Decision(proposal, APPLIED, "approved in review"))
-            changes += 1
-            continue
-        why = passes_gates(proposal, config.pinned)
-        if policy == "review":
-            why.append(f"policy for {proposal.category} is review")
-        if not why and changes >= config.max_changes:
-            why.append(f"over the per-run cap of {config.max_changes} changes")
-        if why:
-            decisions.append(Decision(proposal, PENDING, "; ".join(why)))
-            continue
-        decisions.append(Decision(proposal, APPLIED, "passed the gates"))
-        changes += 1
-    return decisions
 
 
 def format_entry(

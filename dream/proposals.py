@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from dream.dates import absolutize, has_relative_date
+from dream.gates import replacement_holds, signal_holds
 from dream.memory import TOPIC_FILES, Entry, Memory
 from dream.signals import Signal
 from dream.similarity import Statement, TermIndex, analyse, contradiction, is_duplicate
@@ -199,11 +200,7 @@ def propose(memory: Memory, signals: list[Signal]) -> Proposals:
 
 
 def _from_signal(action: str, signal: Signal, text: str, reason: str) -> Proposal:
-    hold = []
-    if signal.redactions:
-        hold.append("a secret was redacted: " + ", ".join(signal.redactions))
-    if signal.unsafe:
-        hold.append("text that tries to instruct the agent: " + ", ".join(signal.unsafe))
+    hold = signal_holds(signal.redactions, signal.unsafe)
     return Proposal(
         action=action,
         category=signal.category,
@@ -278,10 +275,8 @@ def _replace(
         REPLACE, signal, text, f"contradicts {first.file} on '{term}'; the newer statement wins"
     )
     proposal.file, proposal.target, proposal.previously = first.file, first, first.text
-    if not explicit:
-        proposal.hold.append(f"implicit contradiction on '{term}' (no explicit change in the words)")
+    proposal.hold.extend(replacement_holds(term, explicit, first.file if first.native else None))
     if first.native:
-        proposal.hold.append(f"contradicts Claude Code's own memory file {first.file}")
         proposal.file = TOPIC_FILES[signal.category]
     proposals.append(proposal)
     for other, other_term, _ in contradicted[1:]:

@@ -1,0 +1,128 @@
+"""The gates: what may change memory by itself, what waits for the person, what is dropped.
+
+Every rule that decides a proposal's outcome lives here: the score thresholds (defined in
+`defaults`), the reasons a proposal must wait whatever its scores (a redacted secret, text that
+tries to instruct the agent, a contradiction that is only implied, a change to Claude Code's own
+memory file or to a pinned entry), the per-category policies, the review queue's verdicts and the
+per-run cap on changes.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from dream import defaults
+from dream.config import Config
+
+if TYPE_CHECKING:
+    from dream.memory import Entry
+    from dream.proposals import Proposal
+    from dream.review import ReviewState
+
+
+class Outcome(str, enum.Enum):
+    """What happens to a proposal in this run (the value is what reports and JSON say)."""
+
+    APPLIED = "applied"
+    PENDING = "pending"
+    DROPPED = "dropped"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass
+class Decision:
+    proposal: Proposal
+    outcome: Outcome
+    why: str
+    # Held back only because the run already made its `max_changes`.
+    over_cap: bool = False
+
+
+def signal_holds(redactions: Iterable[str], unsafe: Iterable[str]) -> list[str]:
+    """Why a proposal made from a signal waits for review, whatever its scores."""
+    hold = []
+    redactions, unsafe = tuple(redactions), tuple(unsafe)
+    if redactions:
+        hold.append("a secret was redacted: " + ", ".join(redactions))
+    if unsafe:
+        hold.append("text that tries to instruct the agent: " + ", ".join(unsafe))
+    return hold
+
+
+def replacement_holds(term: str, explicit: bool, native_file: str | None) -> list[str]:
+    """Why replacing an entry waits: the contradiction is only implied, or the entry is one of
+    Claude Code's own memory files."""
+    hold = []
+    if not explicit:
+        hold.append(f"implicit contradiction on '{term}' (no explicit change in the words)")
+    if native_file is not None:
+        hold.append(f"contradicts Claude Code's own memory file {native_file}")
+    return hold
+
+
+def is_pinned(entry: Entry, pinned: tuple[str, ...] = ()) -> bool:
+    """Marked in the file ("(pinned)", a pin emoji, `<!-- pin -->`), or holding a DREAM_PINNED text."""
+    raw = entry.raw.lower()
+    if "(pinned)" in raw or "📌" in entry.raw or "<!-- pin" in raw:
+        return True
+    return any(text.lower() in raw for text in pinned)
+
+
+def gate_reasons(proposal: Proposal, pinned: tuple[str, ...] = ()) -> list[str]:
+    """Why a proposal may not be applied without review (empty: it may)."""
+    from dream.proposals import REDATE
+
+    why = list(proposal.hold)
+    if proposal.action == REDATE:
+        return why
+    if proposal.confidence < defaults.GATE_MIN_CONFIDENCE:
+        why.append(f"confidence {proposal.confidence:.2f} < {defaults.GATE_MIN_CONFIDENCE}")
+    if proposal.durability < defaults.GATE_MIN_DURABILITY:
+        why.append(f"durability {proposal.durability:.2f} < {defaults.GATE_MIN_DURABILITY}")
+    if proposal.change_risk > defaults.GATE_MAX_CHANGE_RISK:
+        why.append(f"change risk {proposal.change_risk:.2f} > {defaults.GATE_MAX_CHANGE_RISK}")
+    if proposal.sensitivity > defaults.GATE_MAX_SENSITIVITY:
+        why.append(f"sensitivity {proposal.sensitivity:.2f}")
+    if proposal.target is not None and is_pinned(proposal.target, pinned):
+        why.append("revises a pinned entry")
+    return why
+
+
+def decide(
+    proposals: list[Proposal], config: Config, review: ReviewState, approved: set[str]
+) -> list[Decision]:
+    """Each proposal's outcome, in order: rejected or switched off → dropped; approved → applied;
+    otherwise the gates, the category's policy and the per-run cap."""
+    decisions: list[Decision] = []
+    changes = 0
+    for proposal in proposals:
+        pid = proposal.id
+        policy = config.policies.get(proposal.category, "auto") if proposal.category else "auto"
+        if pid in review.rejected:
+            decisions.append(Decision(proposal, Outcome.DROPPED, "rejected in review"))
+            continue
+        if policy == "off":
+            decisions.append(Decision(proposal, Outcome.DROPPED, f"policy for {proposal.category} is off"))
+            continue
+        if pid in approved:
+            decisions.append(Decision(proposal, Outcome.APPLIED, "approved in review"))
+            changes += 1
+            continue
+        why = gate_reasons(proposal, config.pinned)
+        if policy == "review":
+            why.append(f"policy for {proposal.category} is review")
+        if not why and changes >= config.max_changes:
+            reason = f"over the per-run cap of {config.max_changes} changes"
+            decisions.append(Decision(proposal, Outcome.PENDING, reason, over_cap=True))
+            continue
+        if why:
+            decisions.append(Decision(proposal, Outcome.PENDING, "; ".join(why)))
+            continue
+        decisions.append(Decision(proposal, Outcome.APPLIED, "passed the gates"))
+        changes += 1
+    return decisions

@@ -1,0 +1,113 @@
+"""The gates (dream/gates.py) as tables: which proposal applies by itself, which waits, which is dropped."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from dream import defaults
+from dream.config import Config
+from dream.gates import Outcome, decide, gate_reasons, is_pinned, replacement_holds, signal_holds
+from dream.memory import entry_from_line
+from dream.proposals import ADD, REDATE, REPLACE, Proposal
+from dream.review import ReviewState
+
+
+def proposal(**changes: Any) -> Proposal:
+    base = Proposal(
+        action=ADD,
+        category="preference",
+        file="preferences.md",
+        text="Use pnpm, never npm.",
+        date="2026-11-20",
+        source="session 2026-11-20 abcdef12",
+        confidence=0.95,
+        durability=0.93,
+        change_risk=0.1,
+        sensitivity=0.05,
+        reason="new",
+    )
+    return replace(base, **changes)
+
+
+ENTRY = entry_from_line("decisions.md", "- [2026-01-12] Chose Celery for background jobs.")
+PINNED = entry_from_line("decisions.md", "- [2026-01-12] Chose Celery for background jobs. (pinned)")
+
+
+@pytest.mark.parametrize(
+    ("changes", "waits_for"),
+    [
+        ({}, None),
+        ({"confidence": defaults.GATE_MIN_CONFIDENCE - 0.01}, "confidence"),
+        ({"confidence": defaults.GATE_MIN_CONFIDENCE}, None),
+        ({"durability": defaults.GATE_MIN_DURABILITY - 0.01}, "durability"),
+        ({"change_risk": defaults.GATE_MAX_CHANGE_RISK + 0.01}, "change risk"),
+        ({"change_risk": defaults.GATE_MAX_CHANGE_RISK}, None),
+        ({"sensitivity": defaults.GATE_MAX_SENSITIVITY + 0.01}, "sensitivity"),
+        ({"hold": signal_holds(["github-token"], [])}, "a secret was redacted: github-token"),
+        ({"hold": signal_holds([], ["fake system tag"])}, "text that tries to instruct the agent"),
+        ({"action": REPLACE, "target": ENTRY}, None),
+        ({"action": REPLACE, "target": PINNED}, "revises a pinned entry"),
+        ({"action": REPLACE, "target": ENTRY, "hold": replacement_holds("celery", False, None)}, "implicit"),
+        (
+            {"action": REPLACE, "target": ENTRY, "hold": replacement_holds("celery", True, "x.md")},
+            "own memory",
+        ),
+        # A re-dated entry changes no meaning: only its holds count, never its scores.
+        ({"action": REDATE, "confidence": 0.1, "durability": 0.1}, None),
+    ],
+)
+def test_gate_reasons(changes: dict[str, Any], waits_for: str | None) -> None:
+    why = gate_reasons(proposal(**changes))
+    if waits_for is None:
+        assert why == []
+    else:
+        assert any(waits_for in reason for reason in why), why
+
+
+@pytest.mark.parametrize(
+    ("raw", "pinned", "expected"),
+    [
+        ("- [2026-01-12] Chose Celery.", (), False),
+        ("- [2026-01-12] Chose Celery. (pinned)", (), True),
+        ("- [2026-01-12] Chose Celery. 📌", (), True),
+        ("- [2026-01-12] Chose Celery. <!-- pin -->", (), True),
+        ("- [2026-01-12] Chose Celery.", ("celery",), True),
+        ("- [2026-01-12] Chose Celery.", ("dramatiq",), False),
+    ],
+)
+def test_is_pinned(raw: str, pinned: tuple[str, ...], expected: bool) -> None:
+    assert is_pinned(entry_from_line("decisions.md", raw), pinned) is expected
+
+
+def test_decide_applies_within_the_cap_and_marks_the_rest_as_over_it() -> None:
+    config = Config(max_changes=2)
+    proposals = [proposal(text=f"Rule number {i}.") for i in range(4)]
+    decisions = decide(proposals, config, ReviewState(None), set())
+    assert [d.outcome for d in decisions] == [
+        Outcome.APPLIED,
+        Outcome.APPLIED,
+        Outcome.PENDING,
+        Outcome.PENDING,
+    ]
+    assert [d.over_cap for d in decisions] == [False, False, True, True]
+
+
+def test_decide_follows_review_verdicts_and_policies() -> None:
+    held = proposal(confidence=0.5, text="Held for its confidence.")
+    rejected = proposal(text="Rejected by the person.")
+    off = proposal(category="fact", text="A fact while facts are off.")
+    reviewed = proposal(category="decision", text="A decision while decisions need review.")
+    config = Config(policies={**defaults.CATEGORY_POLICY_DEFAULT, "fact": "off", "decision": "review"})
+    review = ReviewState(None, rejected={rejected.id})
+    decisions = decide([held, rejected, off, reviewed], config, review, approved={held.id})
+    assert [(d.outcome, d.over_cap) for d in decisions] == [
+        (Outcome.APPLIED, False),  # approved in review, whatever its scores
+        (Outcome.DROPPED, False),
+        (Outcome.DROPPED, False),
+        (Outcome.PENDING, False),
+    ]
+    assert "policy for decision is review" in decisions[3].why
+    assert str(Outcome.APPLIED) == "applied"

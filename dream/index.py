@@ -215,10 +215,10 @@ def build_index(
     prune_missing_project: bool = False,
     targeted: set[int] | None = None,
 ) -> IndexResult:
-    from dream.plan import format_entry
+    from dream.entry_line import format_entry
 
     result = IndexResult(lines=[])
-    from dream.memory import parse_entry_line
+    from dream.entry_line import parse_entry_line
 
     texts = [e.text for e in memory.entries]
     texts += [parse_entry_line(line)[0] for editor in edits.editors.values() for line in editor.appended]

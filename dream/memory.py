@@ -18,6 +18,7 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
+from dream.entry_line import is_entry_line, parse_entry_line
 from dream.paths import MemoryPaths
 from dream.similarity import Statement, analyse
 
@@ -50,13 +51,6 @@ TOPIC_DESCRIPTION = {
     "archive.md": "Retired memories, with the date and reason they were retired",
 }
 
-_ENTRY = re.compile(
-    r"^(?P<indent>[ \t]*)(?P<bullet>[-*+])[ \t]+"
-    r"(?:\[(?P<date>\d{4}-\d{2}-\d{2})\][ \t]+)?"
-    r"(?P<body>.*?)"
-    r"(?:[ \t]*\(source:[ \t]*(?P<source>[^()]*?)(?:,[ \t]*confidence:[ \t]*(?P<confidence>\w+))?\))?[ \t]*$"
-)
-_UPDATED = re.compile(r"[ \t]*\(Updated (?P<date>\d{4}-\d{2}-\d{2}), previously: (?P<previously>.*)\)[ \t]*$")
 _DAILY_LOG = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 # Only the block structure matters (which lines are list items, quotes, code): inline parsing
@@ -161,20 +155,6 @@ class Memory:
         return digest.hexdigest()
 
 
-def parse_entry_line(line: str) -> tuple[str, str | None, str | None, str | None, str | None, str | None]:
-    """(text, date, source, confidence, updated, previously) of an entry line."""
-    match = _ENTRY.match(line)
-    if not match:
-        return line.strip(), None, None, None, None, None
-    body = match["body"].strip()
-    updated = previously = None
-    upd = _UPDATED.search(body)
-    if upd:
-        updated, previously = upd["date"], upd["previously"]
-        body = body[: upd.start()].rstrip()
-    return body, match["date"], match["source"], match["confidence"], updated, previously
-
-
 def entry_from_line(name: str, line: str) -> Entry:
     """An Entry for a line dream is about to write (its place in the file is not known yet)."""
     text, date, source, confidence, updated, previously = parse_entry_line(line)
@@ -228,7 +208,7 @@ def _entries(name: str, lines: list[str], start: int) -> list[Entry]:
         while end > first + 1 and not lines[end - 1].strip():
             end -= 1
         head = lines[first]
-        if not _ENTRY.match(head):
+        if not is_entry_line(head):
             continue
         text, date, source, confidence, updated, previously = parse_entry_line(head)
         extra = " ".join(part.strip() for part in lines[first + 1 : end])

@@ -13,6 +13,7 @@ from datetime import date
 from pathlib import Path
 
 from dream.config import Config
+from dream.entry_line import archive_line, format_entry
 from dream.gates import Decision, Outcome, decide
 from dream.gather import Target
 from dream.index import IndexResult, build_index
@@ -96,27 +97,6 @@ class Plan:
     @property
     def fingerprint(self) -> str:
         return self.memory.fingerprint()
-
-
-def format_entry(
-    text: str,
-    day: str,
-    source: str,
-    confidence: str,
-    updated: str | None = None,
-    previously: str | None = None,
-) -> str:
-    note = f" (Updated {updated}, previously: {previously})" if updated and previously else ""
-    tail = f" (source: {source}, confidence: {confidence})" if source else ""
-    return f"- [{day}] {text}{note}{tail}"
-
-
-def archive_line(
-    entry_text: str, today: date, reason: str, original_date: str | None, source: str | None
-) -> str:
-    was = f"; dated {original_date}" if original_date else ""
-    src = f"; source: {source}" if source else ""
-    return f"- [{today.isoformat()}] {entry_text} (archived: {reason}{was}{src})"
 
 
 def _yaml_scalar(text: str) -> str:

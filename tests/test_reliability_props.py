@@ -2,7 +2,7 @@
 
 * redaction over secrets whose bodies Hypothesis draws (not a fixed list), glued to markers, CRLF, JSON
   escapes and Unicode: idempotent, the output holds no secret and no marker that matches again;
-* an entry line dream writes (`dream.plan.format_entry`) parses back (`dream.memory`) to the same text,
+* an entry line dream writes (`entry_line.format_entry`) parses back (`parse_entry_line`) to the same text,
   date, source, confidence and update note, on its own and inside files with CRLF line ends and every
   frontmatter variant, for hostile entry texts (brackets, parentheses, backticks, pipes, markers,
   RTL and CJK text, text that looks like dream's own source and update notes);
@@ -33,11 +33,12 @@ from dream.api import Session
 from dream.apply import apply_plan
 from dream.config import Config
 from dream.dates import find_relative_dates
+from dream.entry_line import format_entry, parse_entry_line
 from dream.errors import VerificationError
 from dream.gather import Target
-from dream.memory import load_file, load_memory, normalise_key, parse_entry_line
+from dream.memory import load_file, load_memory, normalise_key
 from dream.paths import memory_paths
-from dream.plan import build_plan, format_entry
+from dream.plan import build_plan
 from dream.redact import ALL_KINDS, REDACTION_MARKER_PREFIX, contains_secret, marker, redact
 from dream.review import ReviewState
 from dream.safety import neutralise

@@ -322,7 +322,7 @@ def bench_signals(count: int, seed: int, now: datetime, project: str) -> list[An
 
 def consolidate_worker(entries: int, signals: int, seed: int, reps: int, profile: str | None) -> None:
     """Time load_memory, propose and build_plan for `signals` signals against `entries` entries; print JSON."""
-    from dream import similarity
+    from dream import statement
     from dream.cli import GC_THRESHOLDS
     from dream.config import Config
     from dream.digest import Digest
@@ -345,7 +345,7 @@ def consolidate_worker(entries: int, signals: int, seed: int, reps: int, profile
         load_times: list[float] = []
 
         def fresh_memory() -> Any:
-            for cached in (similarity.analyse, similarity.stem, similarity.is_key_term):
+            for cached in (statement.analyse, statement.stem, statement.is_key_term):
                 cached.cache_clear()
             start = time.perf_counter()
             loaded = load_memory(mp, "native")

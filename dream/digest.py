@@ -48,7 +48,7 @@ MAX_TERMS = 4000
 
 
 def term_hash(term: str) -> str:
-    """The stored form of one content term (see `similarity.content_terms`): 32 bits, hex."""
+    """The stored form of one content term (see `statement.content_terms`): 32 bits, hex."""
     return f"{zlib.crc32(term.encode('utf-8', 'surrogatepass')):08x}"
 
 
@@ -149,7 +149,7 @@ def build_digest(source: SessionSource, project: str, stats: ReadStats) -> Diges
         return None  # never opened: `_messages` named it in `unreadable`
     signals: list[Signal] = []
     words: set[str] = set()
-    from dream.similarity import content_terms
+    from dream.statement import content_terms
 
     for message in messages:
         redacted = message.text  # the reader redacts (transcripts.person_text)
@@ -253,9 +253,9 @@ def _build_all(to_build: list[SessionSource]) -> list[tuple[Digest | None, ReadS
 
     # Loaded once here, inherited by the forked workers: the model and the compiled patterns.
     load_model()
+    import dream.control_text
     import dream.features
     import dream.redact
-    import dream.safety
     import dream.sentences  # noqa: F401
 
     # Biggest files first, in small chunks: no worker is left with a long tail at the end.

@@ -22,7 +22,7 @@ from dream.memory import (
     MemoryFile,
     normalise_key,
 )
-from dream.similarity import content_terms
+from dream.statement import content_terms
 
 if TYPE_CHECKING:
     from dream.gather import Target

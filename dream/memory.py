@@ -20,7 +20,7 @@ from markdown_it import MarkdownIt
 
 from dream.entry_line import is_entry_line, parse_entry_line
 from dream.paths import MemoryPaths
-from dream.similarity import Statement, analyse
+from dream.statement import Statement, analyse
 
 TOPIC_FILES = {
     "correction": "corrections.md",
@@ -114,12 +114,12 @@ class Memory:
     memory_type: str
     files: dict[str, MemoryFile]
     index: MemoryFile | None
-    # Each entry's similarity analysis, by identity: proposals and prune both need it, and a
+    # Each entry's statement (dream/statement.py), by identity: proposals and prune both need it, and a
     # memory of 50,000 entries is more than any bounded cache of texts holds.
     _statements: dict[int, Statement] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def statement(self, entry: Entry) -> Statement:
-        """The similarity analysis of one of this memory's entries, computed once."""
+        """The statement of one of this memory's entries (terms, key terms, polarity), computed once."""
         found = self._statements.get(id(entry))
         if found is None:
             found = self._statements[id(entry)] = analyse(entry.text)

@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from dream import defaults
+from dream.contradiction import contradiction
 from dream.dates import find_relative_dates
+from dream.matching import TermIndex
 from dream.memory import Memory
 from dream.sentences import split_sentences
-from dream.similarity import TermIndex, analyse, contradiction
+from dream.statement import analyse
 
 
 @dataclass

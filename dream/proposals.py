@@ -12,11 +12,13 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
+from dream.contradiction import contradiction
 from dream.dates import absolutize, has_relative_date
 from dream.gates import replacement_holds, signal_holds
+from dream.matching import TermIndex, is_duplicate
 from dream.memory import TOPIC_FILES, Entry, Memory
 from dream.signals import Signal
-from dream.similarity import Statement, TermIndex, analyse, contradiction, is_duplicate
+from dream.statement import Statement, analyse
 
 ADD = "add"
 UPDATE = "update"

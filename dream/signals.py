@@ -201,9 +201,9 @@ def extract_signals(message: UserMessage, project: str, redacted_text: str | Non
 
     `redacted_text`: the message already passed through `redact` (the digest needs it anyway).
     """
+    from dream.control_text import neutralise
     from dream.model import load_model
     from dream.redact import redact
-    from dream.safety import neutralise
     from dream.sentences import QUOTE_PLACEHOLDER, strip_inline_code
 
     threshold = load_model().threshold

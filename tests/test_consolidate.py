@@ -435,7 +435,7 @@ OBJECTS = [
     "SQLAlchemy",
     "Prisma",
 ]
-# Members of the same exclusive group contradict each other (similarity.EXCLUSIVE_GROUPS).
+# Members of the same exclusive group contradict each other (statement.EXCLUSIVE_GROUPS).
 CONFLICTS = [
     ("Prefers tabs for indentation.", "No, we use spaces, not tabs, for indentation from now on."),
     ("Uses npm for packages.", "Use pnpm, not npm, for packages from now on."),

@@ -23,7 +23,7 @@ import unicodedata
 import pytest
 import reliability_report as rr
 
-from dream.safety import neutralise
+from dream.control_text import neutralise
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +102,7 @@ def test_approving_a_held_hostile_rule_writes_only_its_neutralised_text(scenario
             assert not re.search(pattern, after), f"{case.name}: {pattern!r} written after approval"
 
 
-# The safety.py fix on its own: every character that renders as nothing is stripped and flagged.
+# The control_text.py fix on its own: every character that renders as nothing is stripped and flagged.
 
 
 def _invisible_code_points() -> list[int]:

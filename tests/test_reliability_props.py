@@ -32,6 +32,7 @@ from hypothesis import strategies as st
 from dream.api import Session
 from dream.apply import apply_plan
 from dream.config import Config
+from dream.control_text import neutralise
 from dream.dates import find_relative_dates
 from dream.entry_line import format_entry, parse_entry_line
 from dream.errors import VerificationError
@@ -41,7 +42,6 @@ from dream.paths import memory_paths
 from dream.plan import build_plan
 from dream.redact import ALL_KINDS, REDACTION_MARKER_PREFIX, contains_secret, marker, redact
 from dream.review import ReviewState
-from dream.safety import neutralise
 from dream.signals import Signal
 
 EXAMPLES = int(os.environ.get("DREAM_RELIABILITY_EXAMPLES", "1"))  # a multiplier for the sizes below

@@ -1,15 +1,12 @@
-"""Lexical evidence for "same meaning" and "contradicts": normalised terms, key terms, polarity.
-
-Decided in code, not by guess: two statements are duplicates when their content words overlap
-enough and their key terms (tools, versions) agree; a new statement contradicts an old one when it
-names one of the old one's key terms negatively ("pnpm, not npm", "switch from Celery to
-Dramatiq"), or asserts another member of the same exclusive group (tabs vs spaces).
+"""What a statement says, lexically: its content terms, its key terms (tools, versions) and their
+polarity (asserted, or named as what not to use). The vocabulary lives here too: stopwords,
+synonyms, known tools and the exclusive groups (tabs vs spaces). `matching` decides "same
+meaning" from this, `contradiction` decides "B replaces A".
 """
 
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -309,7 +306,7 @@ _NEGATORS = frozenset(
         "remove",
     }
 )
-_VERSION = re.compile(r"^v?\d+(?:\.\d+)+$|^v\d+$")
+VERSION = re.compile(r"^v?\d+(?:\.\d+)+$|^v\d+$")
 _CHANGE = re.compile(
     r"\bnot\b|\binstead\b|\brather than\b|\bno longer\b|\bswitch|\bmov(?:e|ed|ing) (?:to|from|off)|"
     r"\bmigrat|\breplac|\bover\b|\bnever\b|\bdon'?t\b|\bstop\b|\bdrop|\bditch|\bfrom\b.+\bto\b|"
@@ -360,12 +357,12 @@ def content_terms(text: str) -> frozenset[str]:
 
 @lru_cache(maxsize=65536)
 def is_key_term(term: str) -> bool:
-    return term in KNOWN_TOOLS or bool(_VERSION.match(term))
+    return term in KNOWN_TOOLS or bool(VERSION.match(term))
 
 
 @dataclass(frozen=True)
 class Statement:
-    """What the similarity rules need to know of an entry or a signal, computed once."""
+    """What matching and contradiction need to know of an entry or a signal, computed once."""
 
     terms: frozenset[str]
     keys: frozenset[str]
@@ -411,116 +408,3 @@ def analyse(text: str) -> Statement:
         negative=frozenset(negative),
         explicit_change=bool(_CHANGE.search(text)),
     )
-
-
-def similarity(a: Statement, b: Statement) -> float:
-    """Jaccard over content terms, key terms counted twice."""
-    if not a.terms or not b.terms:
-        return 0.0
-    shared = a.terms & b.terms
-    union = a.terms | b.terms
-    bonus = len(shared & (a.keys | b.keys))
-    return (len(shared) + bonus) / (len(union) + bonus)
-
-
-def is_duplicate(new: Statement, old: Statement, threshold: float = 0.5) -> bool:
-    if new.negative & old.positive or old.negative & new.positive:
-        return False
-    if _group_conflict(new, old):
-        return False
-    versions_new = {k for k in new.keys if _VERSION.match(k)}
-    versions_old = {k for k in old.keys if _VERSION.match(k)}
-    if versions_new and versions_old and versions_new != versions_old:
-        return False
-    score = similarity(new, old)
-    # Two rules that each name something the other does not ("billing" / "search") are about
-    # different subjects, however much wording they share, unless nearly all of it is shared.
-    if score < 0.75 and _different_subjects(new.terms - old.terms, old.terms - new.terms):
-        return False
-    if score >= threshold:
-        return True
-    # A short restatement whose every content word is in the old entry ("pnpm only" vs a long rule).
-    smaller, larger = (new, old) if len(new.terms) <= len(old.terms) else (old, new)
-    return len(smaller.terms) >= 2 and smaller.terms <= larger.terms and bool(smaller.keys & larger.keys)
-
-
-def _different_subjects(only_new: frozenset[str], only_old: frozenset[str]) -> bool:
-    """Each side names something specific the other does not: a path, an identifier, a tool,
-    or several words of its own ("billing service, docs/billing.md" vs "search service, …")."""
-    if not only_new or not only_old:
-        return False
-
-    def specific(term: str) -> bool:
-        return not term.isalpha() or is_key_term(term)
-
-    if any(map(specific, only_new)) and any(map(specific, only_old)):
-        return True
-    return len(only_new) >= 2 and len(only_old) >= 2
-
-
-def _group_conflict(new: Statement, old: Statement) -> set[str]:
-    conflicts = set()
-    for term in new.positive:
-        group = GROUP_OF.get(term)
-        if group is None:
-            continue
-        for other in old.positive & group:
-            if other != term and other not in new.positive:
-                conflicts.add(other)
-    return conflicts
-
-
-def contradiction(new: Statement, old: Statement) -> tuple[str, bool] | None:
-    """(the old key term the new statement rejects, whether the change is explicit), or None."""
-    rejected = new.negative & old.positive
-    if rejected:
-        return sorted(rejected)[0], True
-    conflicts = _group_conflict(new, old)
-    if conflicts:
-        return sorted(conflicts)[0], new.explicit_change
-    return None
-
-
-class TermIndex:
-    """Inverted index from terms to items, so matching costs what the shared terms cost."""
-
-    def __init__(self) -> None:
-        self._postings: dict[str, list[int]] = defaultdict(list)
-        self._positive: dict[str, list[int]] = defaultdict(list)
-        self._sizes: dict[int, int] = {}
-
-    def add(self, item: int, statement: Statement) -> None:
-        self._sizes[item] = max(1, len(statement.terms))
-        for term in statement.terms:
-            self._postings[term].append(item)
-        for term in statement.positive:
-            self._positive[term].append(item)
-
-    def candidates(self, statement: Statement) -> set[int]:
-        """Items that could be a duplicate of the statement or contradict it; a superset, cheap.
-
-        A duplicate shares at least a third of the statement's terms, or all of its own (a short
-        restatement): items sharing fewer are never compared. A contradiction needs an item that
-        asserts a term the statement rejects or a rival of a term it asserts: those come from
-        the key-term postings, whatever the overlap.
-        """
-        # Terms that half of memory shares say little and cost much: count over the rarer ones
-        # (at least the rarest), and let is_duplicate judge the full overlap afterwards.
-        postings = sorted((self._postings.get(term, []) for term in statement.terms), key=len)
-        cap = max(64, len(self._sizes) // 50)
-        considered = [p for p in postings if len(p) <= cap] or postings[:1]
-        shared: dict[int, int] = defaultdict(int)
-        for posting in considered:
-            for item in posting:
-                shared[item] += 1
-        need = max(1, -(-len(considered) // 3))
-        sizes = self._sizes
-        found = {item for item, n in shared.items() if n >= need or n >= sizes[item]}
-        for term in statement.negative:
-            found.update(self._positive.get(term, ()))
-        for term in statement.positive:
-            group = GROUP_OF.get(term)
-            if group:
-                for member in group - {term}:
-                    found.update(self._positive.get(member, ()))
-        return found

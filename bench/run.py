@@ -326,12 +326,12 @@ def consolidate_worker(entries: int, signals: int, seed: int, reps: int, profile
     from dream.cli import GC_THRESHOLDS
     from dream.config import Config
     from dream.digest import Digest
-    from dream.gather import Target
+    from dream.layouts import memory_paths
     from dream.memory import load_memory
-    from dream.paths import memory_paths
     from dream.plan import APPLIED, PENDING, build_plan
     from dream.proposals import propose
     from dream.review import ReviewState
+    from dream.target import Target
 
     now = datetime.now(timezone.utc).replace(microsecond=0)
     root = Path(tempfile.mkdtemp(prefix=f"consolidate-{entries}-", dir=OUT))

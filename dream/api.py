@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 from dream import trigger
 from dream.config import Config, load_config
-from dream.discover import native_memory_dirs
 from dream.errors import BusyError, DreamError, UsageError, VerificationError
-from dream.gather import GatherResult, Target, gather, parse_since
-from dream.paths import Paths, memory_paths, resolve_paths
+from dream.gather import GatherResult, gather, parse_since
+from dream.layouts import Layout, layout_for
+from dream.paths import MemoryPaths, Paths, resolve_paths
 from dream.report import RunResult, TargetReport, read_stats_json, save_report_row
 from dream.signals import Signal
+from dream.target import Target
 from dream.transcripts import ReadStats
 
 if TYPE_CHECKING:
@@ -80,20 +81,21 @@ class Session:
 
     # -- targets and state -------------------------------------------------------------------
 
+    @property
+    def layout(self) -> Layout:
+        return layout_for(self.config.memory_type)
+
     def _targets(self, gathered: GatherResult) -> list[Target]:
         targets = dict(gathered.targets)
-        if self.config.memory_type == "native" and self.project is None:
-            # Memory dirs with no session in the window still get their index kept in shape.
-            for memory_dir in native_memory_dirs(self.paths):
-                key = memory_dir.parent.name
-                if key not in targets:
-                    target = Target(key, memory_dir, "native")
-                    target.missing = self._is_missing_project(key, memory_dir)
-                    targets[key] = target
+        # Memory dirs with no session in the window still get their index kept in shape.
+        for idle in self.layout.idle_targets(self.paths, self.project):
+            if idle.key not in targets:
+                idle.missing = self._is_missing_project(idle.key, idle.memory_dir)
+                targets[idle.key] = idle
         return [targets[k] for k in sorted(targets)]
 
-    def memory_paths(self, target: Target) -> Any:
-        return memory_paths(target.memory_dir, target.memory_type)
+    def memory_paths(self, target: Target) -> MemoryPaths:
+        return layout_for(target.memory_type).memory_paths(target.memory_dir)
 
     def review_path(self, memory_dir: Path) -> Path:
         return self.paths.review_dir / f"{self.paths.state_key(memory_dir)}.json"
@@ -274,40 +276,22 @@ class Session:
     def orient(self) -> list[Any]:
         """ORIENT for every memory dir: sizes, relative dates, contradictions, CLAUDE.md conflicts."""
         from dream.orient import orient_memory
-        from dream.paths import git_root
 
-        gathered = self.gather(write_cache=False) if self.config.memory_type == "native" else None
+        layout = self.layout
+        gathered = self.gather(write_cache=False) if layout.project_from_sessions else None
         reports = []
         for target in self.memory_targets():
             memory = _load_memory(self.memory_paths(target), target.memory_type)
-            cwd = None
             if gathered is not None and target.key in gathered.targets:
-                cwd = gathered.targets[target.key].cwd
-            elif target.memory_type != "native":
-                cwd = str(target.memory_dir)
-            project_dir = Path(cwd) if cwd else None
-            if project_dir is not None and target.memory_type == "native":
-                project_dir = git_root(project_dir) or project_dir
-            reports.append(orient_memory(target.key, memory, project_dir))
+                target.cwd = gathered.targets[target.key].cwd
+            reports.append(orient_memory(target.key, memory, layout.project_dir(target)))
         return reports
 
     # -- VERIFY, REVIEW, STATUS, RESTORE --------------------------------------------------------
 
     def memory_targets(self) -> list[Target]:
         """Memory dirs this session points at, without reading transcripts."""
-        memory_type = self.config.memory_type
-        if memory_type == "openclaw":
-            from dream.gather import openclaw_workspace
-
-            workspace = openclaw_workspace(self.project)
-            return [Target(self.paths.state_key(workspace), workspace, memory_type)]
-        if memory_type == "project-root":
-            root = (self.project or Path.cwd()).resolve()
-            return [Target(self.paths.state_key(root), root, memory_type)]
-        if self.project is not None:
-            key = self.paths.memory_key_for_cwd(str(self.project.resolve()))
-            return [Target(key, self.paths.native_memory_dir(key), memory_type)]
-        return [Target(d.parent.name, d, memory_type) for d in native_memory_dirs(self.paths)]
+        return self.layout.targets(self.paths, self.project)
 
     def verify(self) -> list[tuple[Target, list[Any]]]:
         from dream.verify import verify_memory

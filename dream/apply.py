@@ -7,11 +7,9 @@ failed verification restores the snapshot, so a run that cannot finish leaves me
 
 from __future__ import annotations
 
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date
 from pathlib import Path
 
 from dream.errors import VerificationError
@@ -19,15 +17,13 @@ from dream.fsio import (
     MemoryLock,
     Snapshot,
     atomic_write_bytes,
-    backup_exists,
     fsync_dir,
-    make_first_backup,
     refresh_native_lock,
     restore_snapshot,
     take_snapshot,
 )
+from dream.layouts import layout_for
 from dream.memory import Memory, load_memory
-from dream.paths import MemoryPaths
 from dream.plan import Plan
 from dream.verify import Check, failed, verify_memory
 
@@ -42,24 +38,6 @@ class ApplyResult:
     checks: list[Check] = field(default_factory=list)
     # The memory as it is on disk after the run (what verification read).
     after: Memory | None = None
-
-
-def _project_root_backup(paths: MemoryPaths, memory: Memory, today: date) -> Path | None:
-    # In a repository the memory dir is the repository itself: back up the memory files only.
-    if backup_exists(paths):
-        return None
-    target = paths.backup_dir(today.strftime("%Y%m%d"))
-    staging = target.with_name(target.name + ".partial")
-    shutil.rmtree(staging, ignore_errors=True)
-    sources = [memory.paths.index, *(f.path for f in memory.files.values())]
-    for source in sources:
-        if source.is_file():
-            destination = staging / source.relative_to(paths.memory_dir)
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, destination)
-    staging.mkdir(parents=True, exist_ok=True)
-    staging.rename(target)
-    return target
 
 
 def apply_plan(
@@ -84,10 +62,7 @@ def apply_plan(
             _raise_if_failed(result.checks)
             refresh_native_lock(paths)
             return result
-        if memory_type == "project-root":
-            result.backup = _project_root_backup(paths, plan.memory, plan.today)
-        else:
-            result.backup = make_first_backup(paths, plan.today)
+        result.backup = layout_for(memory_type).backup(paths, plan.memory, plan.today)
         result.snapshot = take_snapshot(
             snapshot_root, run_id, paths.memory_dir, [c.rel for c in plan.changes]
         )

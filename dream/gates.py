@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from dream import defaults
+from dream.actions import Action
 from dream.config import Config
 
 if TYPE_CHECKING:
@@ -75,10 +76,8 @@ def is_pinned(entry: Entry, pinned: tuple[str, ...] = ()) -> bool:
 
 def gate_reasons(proposal: Proposal, pinned: tuple[str, ...] = ()) -> list[str]:
     """Why a proposal may not be applied without review (empty: it may)."""
-    from dream.proposals import REDATE
-
     why = list(proposal.hold)
-    if proposal.action == REDATE:
+    if proposal.action == Action.REDATE:
         return why
     if proposal.confidence < defaults.GATE_MIN_CONFIDENCE:
         why.append(f"confidence {proposal.confidence:.2f} < {defaults.GATE_MIN_CONFIDENCE}")

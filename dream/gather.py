@@ -1,33 +1,19 @@
-"""ORIENT/GATHER: find each memory dir's evidence in the window and collect its signals."""
+"""GATHER SIGNAL: find each memory dir's evidence in the window (the layout says where) and
+collect its signals from the digests."""
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
-from dream import discover
 from dream.config import Config
-from dream.digest import Digest, DigestStats, drop_orphans, get_digests, window_start_text
+from dream.digest import DigestStats, drop_orphans, get_digests, window_start_text
 from dream.errors import UsageError
-from dream.paths import Paths, git_root, project_slug
-from dream.signals import Signal
+from dream.layouts import layout_for
+from dream.paths import Paths
+from dream.target import Target
 from dream.transcripts import ReadStats
-
-
-@dataclass
-class Target:
-    """One memory dir to dream, with the evidence that belongs to it."""
-
-    key: str
-    memory_dir: Path
-    memory_type: str
-    digests: list[Digest] = field(default_factory=list)
-    signals: list[Signal] = field(default_factory=list)
-    cwd: str | None = None
-    # The project's folder and its transcripts are gone (reported; archived only on request).
-    missing: bool = False
 
 
 @dataclass
@@ -58,21 +44,6 @@ def parse_since(value: str | None, default_days: int, now: datetime | None = Non
     return datetime(day.year, day.month, day.day, tzinfo=timezone.utc)
 
 
-def openclaw_workspace(project: Path | None) -> Path:
-    return project if project is not None else Path.home() / ".openclaw" / "workspace"
-
-
-def _native_key(digest: Digest, roots: dict[str, Path | None]) -> str:
-    # Claude Code keys memory by the canonical git root; the transcripts stay under the cwd's slug.
-    if digest.cwd:
-        if digest.cwd not in roots:  # one walk per distinct cwd, not per session
-            roots[digest.cwd] = git_root(digest.cwd)
-        root = roots[digest.cwd]
-        if root is not None:
-            return project_slug(root)
-    return digest.folder
-
-
 def gather(
     paths: Paths,
     config: Config,
@@ -83,24 +54,11 @@ def gather(
 ) -> GatherResult:
     read = ReadStats()
     dstats = DigestStats()
-    targets: dict[str, Target] = {}
-    memory_type = config.memory_type
-
-    if memory_type == "openclaw":
-        workspace = openclaw_workspace(project)
-        sources = discover.openclaw_sources(workspace, workspace.parent / "agents", read, since)
-        fixed_key = project_slug(os.path.abspath(workspace))
-        targets[fixed_key] = Target(fixed_key, workspace, memory_type, cwd=str(workspace))
-    elif memory_type == "project-root":
-        root = (project or Path.cwd()).resolve()
-        folders = discover.project_root_folders(paths, root)
-        sources = discover.claude_sessions(paths, read, since, folders) if folders else []
-        fixed_key = project_slug(str(root))
-        targets[fixed_key] = Target(fixed_key, root, memory_type, cwd=str(root))
-    else:
-        sources = discover.claude_sessions(paths, read, since)
-        fixed_key = None
-        wanted = paths.memory_key_for_cwd(str(project.resolve())) if project is not None else None
+    layout = layout_for(config.memory_type)
+    sources = layout.sources(paths, read, since, project)
+    # One workspace or one repository is known before any session is read; native memory dirs
+    # are found through their sessions.
+    targets: dict[str, Target] = {t.key: t for t in layout.targets(paths, project)} if layout.fixed else {}
 
     # Cache entries are kept for the longer of this window and the configured one.
     keep_since = min(since, datetime.now(timezone.utc) - timedelta(days=config.window_days))
@@ -108,20 +66,11 @@ def gather(
     roots: dict[str, Path | None] = {}
     found = get_digests(paths, sources, read, dstats, write=write_cache, keep_since=keep_since)
     for _source, digest in found:
-        if fixed_key is not None:
-            key = fixed_key
-            if (
-                memory_type == "project-root"
-                and digest.cwd
-                and not _inside(digest.cwd, targets[key].memory_dir)
-            ):
-                continue
-        else:
-            key = _native_key(digest, roots)
-            if wanted is not None and key != wanted:
-                continue
-            if key not in targets:
-                targets[key] = Target(key, paths.native_memory_dir(key), memory_type, cwd=digest.cwd)
+        key = layout.key_for(digest, paths, project, roots)
+        if key is None:
+            continue
+        if key not in targets:
+            targets[key] = layout.target_for_key(paths, key, digest.cwd)
         target = targets[key]
         if digest.last_timestamp is None or digest.last_timestamp < since.isoformat():
             continue
@@ -139,11 +88,3 @@ def gather(
         target.signals.sort(key=lambda s: (s.timestamp, s.uuid, s.text))
     sessions = sum(len(t.digests) for t in targets.values())
     return GatherResult(since, targets, read, dstats, sessions)
-
-
-def _inside(path: str, root: Path) -> bool:
-    try:
-        Path(path).resolve().relative_to(root)
-    except (ValueError, OSError):
-        return False
-    return True

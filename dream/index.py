@@ -1,4 +1,4 @@
-"""PRUNE & INDEX: retire stale entries, move inline content out of MEMORY.md, render the index.
+"""INDEX: render MEMORY.md for the memory as this run leaves it.
 
 Claude Code loads MEMORY.md into every session and silently drops what lies past 200 lines or
 25,000 characters, so the index is kept well below both, and what matters most (the Quick
@@ -7,38 +7,14 @@ Reference, corrections first) comes first, where a cut can never reach it.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from datetime import date, timedelta
-from typing import TYPE_CHECKING
+from datetime import date
 
 from dream import defaults
-from dream.config import Config
-from dream.memory import (
-    TOPIC_DESCRIPTION,
-    TOPIC_FILES,
-    Entry,
-    Memory,
-    MemoryFile,
-    normalise_key,
-)
-from dream.statement import content_terms
-
-if TYPE_CHECKING:
-    from dream.gather import Target
-    from dream.plan import _Edits
-
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*)$")
-_CATEGORY_WORDS = {
-    "correction": ("correction", "mistake", "wrong", "gotcha", "don't", "avoid"),
-    "preference": ("preference", "style", "convention", "rule", "how i", "workflow pref"),
-    "decision": ("decision", "chose", "architecture", "adr"),
-    "pattern": ("pattern", "workflow", "process", "recurring", "routine", "checklist"),
-    "fact": ("fact", "environment", "infra", "project", "context", "team", "stack", "notes"),
-}
-_GENERATED_PROSE = re.compile(r"^\s*(?:Last consolidated:|<!--|\|)")
-_LINK_TEXT = re.compile(r"\[([^\]]*)\]\([^)]*\)")
-_LINK_LINE = re.compile(r"^\s*[-*+]\s+\[[^\]]+\]\([^)\s]+\.md\)")
+from dream.edits import Edits
+from dream.memory import Entry, Memory
+from dream.migrate import LINK_TEXT
+from dream.topics import TOPIC_DESCRIPTION, TOPIC_FILES
 
 
 @dataclass
@@ -55,88 +31,7 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def _category_from_heading(heading: str | None) -> str | None:
-    if not heading:
-        return None
-    lowered = heading.lower()
-    for category, words in _CATEGORY_WORDS.items():
-        if any(word in lowered for word in words):
-            return category
-    return None
-
-
-def _category_by_model(text: str) -> str:
-    from dream.signals import score_message
-
-    scored = score_message(text, with_categories=True)
-    if not scored:
-        return "fact"
-    best = max(scored, key=lambda s: s.probability)
-    return best.categories[0]
-
-
-def _inline_content(
-    index: MemoryFile, known: set[str]
-) -> list[tuple[str, str | None, str | None, str | None]]:
-    """(text, date, source, category) of what an old MEMORY.md holds that no topic file has."""
-    found: list[tuple[str, str | None, str | None, str | None]] = []
-    entry_lines: dict[int, Entry] = {}
-    for entry in index.entries:
-        for number in range(entry.line, entry.end):
-            entry_lines[number] = entry
-    heading: str | None = None
-    seen_entries: set[int] = set()
-    for number, line in enumerate(index.lines):
-        if number < index.body_start:
-            continue
-        match = _HEADING.match(line)
-        if match:
-            heading = match.group(1)
-            continue
-        item = entry_lines.get(number)
-        if item is not None:
-            if item.line in seen_entries:
-                continue
-            seen_entries.add(item.line)
-            whole = index.lines[item.line].strip()[2:]
-            if (
-                _LINK_LINE.match(index.lines[item.line])
-                or _is_known(item.text, known)
-                or _is_known(whole, known)
-            ):
-                continue
-            found.append((item.text, item.date, item.source, _category_from_heading(heading)))
-            continue
-        stripped = line.strip()
-        if not stripped or _GENERATED_PROSE.match(stripped) or stripped.startswith(("```", "~~~")):
-            continue
-        if _is_known(stripped, known):
-            continue
-        found.append((stripped, None, None, _category_from_heading(heading)))
-    return found
-
-
-def _known_keys(texts: list[str]) -> set[str]:
-    """Keys of entries as they may appear in the index: as written, and with links as their text."""
-    keys = set()
-    for text in texts:
-        keys.add(normalise_key(text))
-        if "](" in text:
-            keys.add(normalise_key(_LINK_TEXT.sub(r"\1", text)))
-    return keys
-
-
-def _is_known(text: str, known: set[str]) -> bool:
-    key = normalise_key(text.rstrip("…"))
-    if not key:
-        return True
-    if key in known:
-        return True
-    # Quick Reference lines are clipped copies of entries: a prefix match is the same entry.
-    return text.endswith("…") and any(k.startswith(key) for k in known)
-
-
-def _final_entries(memory: Memory, edits: _Edits) -> dict[str, list[Entry]]:
+def final_entries(memory: Memory, edits: Edits) -> dict[str, list[Entry]]:
     """Entries of every topic and archive file after this run's edits."""
     result: dict[str, list[Entry]] = {}
     names = (set(memory.files) | set(edits.editors)) - edits.deleted
@@ -154,94 +49,10 @@ def _final_entries(memory: Memory, edits: _Edits) -> dict[str, list[Entry]]:
     return result
 
 
-def _prune(
-    memory: Memory, edits: _Edits, target: Target, config: Config, today: date, targeted: set[int]
-) -> list[str]:
-    """Archive entries older than the stale age that nothing in the window's sessions mentions."""
-    if not target.digests:
-        return []  # no sessions in the window: silence is no evidence that anything went stale
-    from dream.gates import is_pinned
-
-    cutoff = (today - timedelta(days=config.stale_days)).isoformat()
-    # What the window's sessions said counts as a reference, the signals' sentences included.
-    # The digests keep hashes of the terms, never the words (see digest.term_hash).
-    from dream.digest import term_hashes
-
-    window_terms = {h for d in target.digests for h in d.terms.split()}
-    window_terms |= term_hashes(content_terms(" ".join(s.text for s in target.signals)))
-    pruned = []
-    archive_rel = memory.rel(memory.paths.archive)
-    for entry in memory.entries:
-        if entry.native or entry.file == archive_rel or is_pinned(entry, config.pinned):
-            continue
-        when = entry.updated or entry.date
-        if not when or when >= cutoff:
-            continue
-        editor = edits.editors.get(entry.file)
-        if editor is not None and entry.line in editor.replacements:
-            continue  # this run already changed it
-        if id(entry) in targeted or not window_terms.isdisjoint(term_hashes(memory.statement(entry).terms)):
-            continue
-        edits.editor(entry.file).remove(entry)
-        edits.archive(
-            entry,
-            f"stale: older than {config.stale_days} days and not mentioned since {target.digests and cutoff}",
-        )
-        pruned.append(entry.text)
-    return pruned
-
-
-def _archive_all(memory: Memory, edits: _Edits, reason: str) -> list[str]:
-    archived = []
-    archive_rel = memory.rel(memory.paths.archive)
-    for entry in memory.entries:
-        if entry.native or entry.file == archive_rel:
-            continue
-        editor = edits.editors.get(entry.file)
-        if editor is not None and entry.line in editor.replacements:
-            continue
-        edits.editor(entry.file).remove(entry)
-        edits.archive(entry, reason)
-        archived.append(entry.text)
-    return archived
-
-
-def build_index(
-    memory: Memory,
-    edits: _Edits,
-    target: Target,
-    config: Config,
-    today: date,
-    prune_missing_project: bool = False,
-    targeted: set[int] | None = None,
-) -> IndexResult:
-    from dream.entry_line import format_entry
-
+def build_index(memory: Memory, final: dict[str, list[Entry]], today: date, deleted: set[str]) -> IndexResult:
+    """The new MEMORY.md for the memory as it will be (`final`: see `final_entries`)."""
     result = IndexResult(lines=[])
-    from dream.entry_line import parse_entry_line
-
-    texts = [e.text for e in memory.entries]
-    texts += [parse_entry_line(line)[0] for editor in edits.editors.values() for line in editor.appended]
-    texts += [
-        line for editor in edits.editors.values() for _, new in editor.replacements.values() for line in new
-    ]
-    known = _known_keys(texts)
-    if memory.index is not None and memory.index.kind == "index":
-        for text, day, source, category in _inline_content(memory.index, known):
-            category = category or _category_by_model(text)
-            rel = memory.rel(memory.paths.topic_dir / TOPIC_FILES[category])
-            edits.editor(rel).append(
-                format_entry(
-                    text, day or today.isoformat(), source or f"MEMORY.md {today.isoformat()}", "medium"
-                )
-            )
-            known.add(normalise_key(text))
-            result.migrated.append(text)
-    result.pruned = _prune(memory, edits, target, config, today, targeted or set())
-    if prune_missing_project and target.missing:
-        result.pruned += _archive_all(memory, edits, "project folder and transcripts no longer exist")
-    final = _final_entries(memory, edits)
-    result.lines = _render(memory, final, today, result, edits.deleted)
+    result.lines = _render(memory, final, today, result, deleted)
     return result
 
 
@@ -277,7 +88,7 @@ def _quick_reference(memory: Memory, final: dict[str, list[Entry]]) -> list[str]
     ranked.sort(key=lambda item: item[0])  # stable: newest first within a rank
     # A link inside an entry is relative to its topic file: in the index it would dangle.
     return [
-        "- " + _clip(_LINK_TEXT.sub(r"\1", e.text), defaults.INDEX_LINE_MAX_CHARS - 2)
+        "- " + _clip(LINK_TEXT.sub(r"\1", e.text), defaults.INDEX_LINE_MAX_CHARS - 2)
         for _, _, e in ranked[: defaults.QUICK_REFERENCE_MAX]
     ]
 

@@ -19,39 +19,18 @@ from typing import Any
 from markdown_it import MarkdownIt
 
 from dream.entry_line import is_entry_line, parse_entry_line
+from dream.layouts import Layout, MemoryType, layout_for
 from dream.paths import MemoryPaths
 from dream.statement import Statement, analyse
+from dream.topics import (  # noqa: F401  (re-exported: the names of memory files)
+    ARCHIVE,
+    INDEX,
+    NATIVE_TYPES,
+    TOPIC_DESCRIPTION,
+    TOPIC_FILES,
+    TOPIC_TYPE,
+)
 
-TOPIC_FILES = {
-    "correction": "corrections.md",
-    "preference": "preferences.md",
-    "decision": "decisions.md",
-    "pattern": "patterns.md",
-    "fact": "facts.md",
-}
-ARCHIVE = "archive.md"
-INDEX = "MEMORY.md"
-NATIVE_TYPES = ("user", "feedback", "project", "reference")
-# OpenClaw's own files: never evidence, never touched.
-OPENCLAW_RESERVED = {"DREAMS.md", "SOUL.md", "USER.md", "AGENTS.md", "MEMORY.md"}
-TOPIC_TYPE = {
-    "corrections.md": "feedback",
-    "preferences.md": "feedback",
-    "decisions.md": "project",
-    "patterns.md": "feedback",
-    "facts.md": "project",
-    "archive.md": "reference",
-}
-TOPIC_DESCRIPTION = {
-    "corrections.md": "Corrections: where the agent was wrong and what is right",
-    "preferences.md": "How the user wants things done",
-    "decisions.md": "Decisions made and what was chosen",
-    "patterns.md": "Recurring workflows and things that keep happening",
-    "facts.md": "Stable facts about the project, the user and their environment",
-    "archive.md": "Retired memories, with the date and reason they were retired",
-}
-
-_DAILY_LOG = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 # Only the block structure matters (which lines are list items, quotes, code): inline parsing
 # would cost most of the time on a memory of thousands of entries and change nothing here.
@@ -111,7 +90,7 @@ class MemoryFile:
 @dataclass
 class Memory:
     paths: MemoryPaths
-    memory_type: str
+    memory_type: MemoryType
     files: dict[str, MemoryFile]
     index: MemoryFile | None
     # Each entry's statement (dream/statement.py), by identity: proposals and prune both need it, and a
@@ -299,24 +278,17 @@ def _native_entry(memory_file: MemoryFile) -> Entry:
     return Entry(memory_file.name, memory_file.body_start, len(memory_file.lines), text.strip(), native=True)
 
 
-def _candidate_names(paths: MemoryPaths, memory_type: str, index: MemoryFile | None) -> list[str]:
+def _candidate_names(paths: MemoryPaths, layout: Layout, index: MemoryFile | None) -> list[str]:
     memory_dir = paths.memory_dir
     names: set[str] = set()
-    if memory_type == "project-root":
-        # A repository root holds README.md and friends: only dream's files and what the index links.
-        for base in (*TOPIC_TYPE,):
-            if (paths.topic_dir / base).exists():
-                names.add((paths.topic_dir / base).relative_to(memory_dir).as_posix())
-    else:
+    listed = layout.listed_files(paths)
+    if listed is None:
         try:
-            listing = sorted(os.listdir(paths.topic_dir))
+            listed = [b for b in sorted(os.listdir(paths.topic_dir)) if b.endswith(".md")]
         except OSError:
-            listing = []
-        for base in listing:
-            if not base.endswith(".md") or base == INDEX or base.startswith("."):
-                continue
-            if memory_type == "openclaw" and (_DAILY_LOG.match(base) or base in OPENCLAW_RESERVED):
-                continue
+            listed = []
+    for base in listed:
+        if layout.is_memory_file(base):
             names.add((paths.topic_dir / base).relative_to(memory_dir).as_posix())
     if index is not None:
         for _, target, _ in index.links:
@@ -326,11 +298,7 @@ def _candidate_names(paths: MemoryPaths, memory_type: str, index: MemoryFile | N
                     rel = candidate.relative_to(memory_dir.resolve()).as_posix()
                 except ValueError:
                     continue
-                if (
-                    candidate.exists()
-                    and rel != INDEX
-                    and not (memory_type == "openclaw" and _DAILY_LOG.match(candidate.name))
-                ):
+                if candidate.exists() and rel != INDEX and layout.is_memory_file(candidate.name):
                     names.add(rel)
     return sorted(names)
 
@@ -339,14 +307,15 @@ def _is_local_md(target: str) -> bool:
     return target.endswith(".md") and "://" not in target and not target.startswith(("/", "#"))
 
 
-def load_memory(paths: MemoryPaths, memory_type: str) -> Memory:
+def load_memory(paths: MemoryPaths, memory_type: MemoryType | str) -> Memory:
     """Read every memory file of a memory dir. Never raises for a bad file: it is marked unparsed."""
+    layout = layout_for(memory_type)
     index = (
         load_file(paths.index, INDEX, "index") if paths.index.exists() or paths.index.is_symlink() else None
     )
     files: dict[str, MemoryFile] = {}
     archive_rel = paths.archive.relative_to(paths.memory_dir).as_posix()
-    for rel in _candidate_names(paths, memory_type, index):
+    for rel in _candidate_names(paths, layout, index):
         kind = "archive" if rel == archive_rel else "topic"
         files[rel] = load_file(paths.memory_dir / rel, rel, kind)
-    return Memory(paths, memory_type, files, index)
+    return Memory(paths, layout.memory_type, files, index)

@@ -144,12 +144,10 @@ def resolve_paths(claude_dir: str | os.PathLike[str] | None = None) -> Paths:
     )
 
 
-def memory_paths(memory_dir: Path, memory_type: str) -> MemoryPaths:
-    """Files of a memory dir for a layout. `memory_dir` holds MEMORY.md in every layout."""
-    if memory_type == "openclaw" or (memory_type == "project-root" and (memory_dir / "memory").is_dir()):
-        topic_dir = memory_dir / "memory"
-    else:
-        topic_dir = memory_dir
+def memory_paths(memory_dir: Path, *, topics_in_subdir: bool = False) -> MemoryPaths:
+    """Files of a memory dir. `memory_dir` holds MEMORY.md in every layout; topic files sit beside it
+    or, where the layout says so, in its `memory/` folder (see `dream.layouts`)."""
+    topic_dir = memory_dir / "memory" if topics_in_subdir else memory_dir
     return MemoryPaths(
         memory_dir=memory_dir,
         topic_dir=topic_dir,
@@ -159,3 +157,25 @@ def memory_paths(memory_dir: Path, memory_type: str) -> MemoryPaths:
         lock=memory_dir / ".dream.lock",
         native_lock=memory_dir / ".consolidate-lock",
     )
+
+
+def has_memory_subdir(memory_dir: Path) -> bool:
+    return (memory_dir / "memory").is_dir()
+
+
+def openclaw_workspace(project: Path | None) -> Path:
+    """OpenClaw's workspace: `--project`, else `~/.openclaw/workspace`."""
+    return project if project is not None else Path.home() / ".openclaw" / "workspace"
+
+
+def openclaw_agents_dir(workspace: Path) -> Path:
+    """Where OpenClaw keeps its agents' session transcripts, beside the workspace."""
+    return workspace.parent / "agents"
+
+
+def is_inside(path: str | os.PathLike[str], root: Path) -> bool:
+    try:
+        Path(path).resolve().relative_to(root)
+    except (ValueError, OSError):
+        return False
+    return True

@@ -7,29 +7,27 @@ run prints it; a real run hands it to `apply`. Both go through this same code.
 from __future__ import annotations
 
 import difflib
-import json
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
 from dream.config import Config
-from dream.entry_line import archive_line, format_entry
+from dream.edits import Archived, Edits
+from dream.entry_line import format_entry
 from dream.gates import Decision, Outcome, decide
-from dream.gather import Target
-from dream.index import IndexResult, build_index
+from dream.index import IndexResult, build_index, final_entries
 from dream.memory import (
-    TOPIC_DESCRIPTION,
-    TOPIC_TYPE,
-    Entry,
     Memory,
     MemoryFile,
-    entry_from_line,
     normalise_key,
 )
+from dream.migrate import migrate_inline_content
 from dream.proposals import ADD, REDATE, REPLACE, UPDATE, Refusal, propose
 from dream.proposals import ARCHIVE as ARCHIVE_ACTION
+from dream.prune import archive_all, prune_stale
 from dream.redact import contains_secret, redact
 from dream.review import ReviewState
+from dream.target import Target
 
 # The outcomes by their old names, for the callers of this module.
 APPLIED, PENDING, DROPPED = Outcome.APPLIED, Outcome.PENDING, Outcome.DROPPED
@@ -52,13 +50,6 @@ class FileChange:
                 old, new, f"a/{self.rel}", f"b/{self.rel}" if self.new is not None else "/dev/null"
             )
         )
-
-
-@dataclass
-class Archived:
-    text: str
-    file: str
-    reason: str
 
 
 @dataclass
@@ -99,107 +90,11 @@ class Plan:
         return self.memory.fingerprint()
 
 
-def _yaml_scalar(text: str) -> str:
-    """A YAML-safe scalar: plain when it cannot be misread, else a JSON string (valid YAML)."""
-    plain = (
-        bool(text) and text[0].isalnum() and ": " not in text and " #" not in text and not text.endswith(":")
-    )
-    return text if plain else json.dumps(text, ensure_ascii=False)
-
-
-def new_topic_lines(rel: str, memory_type: str) -> list[str]:
-    base = rel.rsplit("/", 1)[-1]
-    title = base[:-3].capitalize()
-    lines: list[str] = []
-    if memory_type == "native":
-        lines += [
-            "---",
-            f"name: {_yaml_scalar(title)}",
-            f"description: {_yaml_scalar(TOPIC_DESCRIPTION.get(base, title))}",
-            f"type: {TOPIC_TYPE.get(base, 'project')}",
-            "---",
-            "",
-        ]
-    lines += [f"# {title}", ""]
-    return lines
-
-
-class FileEditor:
-    """Line edits on one memory file, applied bottom-up so earlier line numbers stay valid."""
-
-    def __init__(self, memory_file: MemoryFile | None, rel: str, memory_type: str) -> None:
-        self.file = memory_file
-        self.rel = rel
-        self.lines = list(memory_file.lines) if memory_file else new_topic_lines(rel, memory_type)
-        self.replacements: dict[int, tuple[int, list[str]]] = {}
-        self.appended: list[str] = []
-
-    def replace(self, entry: Entry, new_lines: list[str]) -> None:
-        self.replacements[entry.line] = (entry.end, new_lines)
-
-    def remove(self, entry: Entry) -> None:
-        self.replacements[entry.line] = (entry.end, [])
-
-    def append(self, line: str) -> None:
-        self.appended.append(line)
-
-    def final_entries(self) -> list[Entry]:
-        """The entries after the edits, derived from the edits themselves: re-parsing a file of
-        thousands of entries to learn what was just written would cost more than the run."""
-        entries: list[Entry] = []
-        for entry in self.file.entries if self.file is not None else []:
-            if entry.line in self.replacements:
-                entries.extend(entry_from_line(self.rel, line) for line in self.replacements[entry.line][1])
-            else:
-                entries.append(entry)
-        entries.extend(entry_from_line(self.rel, line) for line in self.appended)
-        return entries
-
-    def result(self) -> list[str]:
-        lines = list(self.lines)
-        for start in sorted(self.replacements, reverse=True):
-            end, new = self.replacements[start]
-            lines[start:end] = new
-        if self.appended:
-            while lines and not lines[-1].strip():
-                lines.pop()
-            last_is_item = bool(lines) and lines[-1].lstrip().startswith(("- ", "* ", "+ "))
-            if lines and not last_is_item:
-                lines.append("")
-            lines.extend(self.appended)
-        return lines
-
-
-@dataclass
-class _Edits:
-    memory: Memory
-    today: date
-    editors: dict[str, FileEditor] = field(default_factory=dict)
-    archived: list[Archived] = field(default_factory=list)
-    deleted: set[str] = field(default_factory=set)
-
-    def editor(self, rel: str) -> FileEditor:
-        if rel not in self.editors:
-            self.editors[rel] = FileEditor(self.memory.files.get(rel), rel, self.memory.memory_type)
-        return self.editors[rel]
-
-    def archive(self, entry: Entry, reason: str) -> None:
-        rel = self.memory.rel(self.memory.paths.archive)
-        self.archived.append(Archived(entry.text, entry.file, reason))
-        # A run killed after writing archive.md but before the topic file archives the same entry
-        # again on the next run: one record is enough.
-        key = entry.key
-        existing = self.memory.files.get(rel)
-        if existing is not None and any(e.key.startswith(key) for e in existing.entries):
-            return
-        self.editor(rel).append(archive_line(entry.text, self.today, reason, entry.date, entry.source))
-
-
 def _topic_rel(memory: Memory, base: str) -> str:
     return memory.rel(memory.paths.topic_dir / base)
 
 
-def apply_decisions(edits: _Edits, decisions: list[Decision]) -> None:
+def apply_decisions(edits: Edits, decisions: list[Decision]) -> None:
     memory = edits.memory
     for decision in decisions:
         if decision.outcome != APPLIED:
@@ -250,7 +145,7 @@ def build_plan(
     plan.refusals = found.refusals
     plan.decisions = decide(found.proposals, config, review, approved or set())
     _hold_unwritable(plan)
-    edits = _Edits(memory, today)
+    edits = Edits(memory, today)
     apply_decisions(edits, plan.decisions)
     for rel, memory_file in memory.files.items():
         # A secret already sitting in a file dream manages is redacted by rewriting that file.
@@ -258,11 +153,16 @@ def build_plan(
             memory_file.raw.decode("utf-8", "replace")
         ):
             edits.editor(rel)
+    migrated = migrate_inline_content(memory, edits, today)
     # An entry that any proposal of this run refers to, applied or pending, is not stale.
     targeted = {id(d.proposal.target) for d in plan.decisions if d.proposal.target is not None}
-    plan.index = build_index(memory, edits, target, config, today, prune_missing_project, targeted)
+    pruned = prune_stale(memory, edits, target, config, today, targeted)
+    if prune_missing_project and target.missing:
+        pruned += archive_all(memory, edits, "project folder and transcripts no longer exist")
+    plan.index = build_index(memory, final_entries(memory, edits), today, edits.deleted)
+    plan.index.migrated, plan.index.pruned = migrated, pruned
     plan.archived = edits.archived
-    plan.migrated = plan.index.migrated
+    plan.migrated = migrated
     _materialise(plan, edits)
     return plan
 
@@ -284,7 +184,7 @@ def _hold_unwritable(plan: Plan) -> None:
             )
 
 
-def _materialise(plan: Plan, edits: _Edits) -> None:
+def _materialise(plan: Plan, edits: Edits) -> None:
     memory = plan.memory
     outputs: dict[str, tuple[Path, MemoryFile | None, list[str]]] = {}
     for rel, editor in edits.editors.items():

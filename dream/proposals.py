@@ -12,24 +12,28 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
+from dream.actions import Action
 from dream.contradiction import contradiction
 from dream.dates import absolutize, has_relative_date
 from dream.gates import replacement_holds, signal_holds
 from dream.matching import TermIndex, is_duplicate
-from dream.memory import TOPIC_FILES, Entry, Memory
+from dream.memory import Entry, Memory
 from dream.signals import Signal
 from dream.statement import Statement, analyse
+from dream.topics import TOPIC_FILES
 
-ADD = "add"
-UPDATE = "update"
-REPLACE = "replace"
-ARCHIVE = "archive"
-REDATE = "redate"
+ADD, UPDATE, REPLACE, ARCHIVE, REDATE = (
+    Action.ADD,
+    Action.UPDATE,
+    Action.REPLACE,
+    Action.ARCHIVE,
+    Action.REDATE,
+)
 
 
 @dataclass(eq=False)  # identity: two proposals with equal fields are still two proposals
 class Proposal:
-    action: str
+    action: Action
     category: str
     file: str  # topic file (relative to the memory dir) the entry lives or will live in
     text: str
@@ -201,7 +205,7 @@ def propose(memory: Memory, signals: list[Signal]) -> Proposals:
     return Proposals([p for p in proposals if not p.dropped], refusals)
 
 
-def _from_signal(action: str, signal: Signal, text: str, reason: str) -> Proposal:
+def _from_signal(action: Action, signal: Signal, text: str, reason: str) -> Proposal:
     hold = signal_holds(signal.redactions, signal.unsafe)
     return Proposal(
         action=action,

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dream.actions import Action
 from dream.memory import Entry, Memory
 from dream.proposals import Proposal
 
@@ -53,6 +54,10 @@ def proposal_from_json(data: dict[str, Any], memory: Memory) -> Proposal | None:
         if target is None:
             return None
     kwargs = {name: data[name] for name in _FIELDS if name in data}
+    try:
+        kwargs["action"] = Action(kwargs.get("action"))
+    except ValueError:
+        return None  # a queue written by a version of dream that knew another action
     proposal = Proposal(
         **kwargs, target=target, hold=list(data.get("hold", [])), redactions=tuple(data.get("redactions", []))
     )

@@ -230,8 +230,8 @@ class MemoryHome:
         )
 
     def loaded(self) -> Any:
+        from dream.layouts import memory_paths
         from dream.memory import load_memory
-        from dream.paths import memory_paths
 
         return load_memory(memory_paths(self.memory, "native"), "native")
 

@@ -246,8 +246,8 @@ def topic(title: str, entries: list[str], frontmatter: str | None = None) -> str
 
 def lost_entries(memory_dir: Path, before: set[str]) -> list[str]:
     """Keys of entries in `before` that are neither an entry nor in archive.md now."""
+    from dream.layouts import memory_paths
     from dream.memory import load_memory, normalise_key
-    from dream.paths import memory_paths
 
     memory = load_memory(memory_paths(memory_dir, "native"), "native")
     keys = {e.key for e in memory.entries}
@@ -257,15 +257,15 @@ def lost_entries(memory_dir: Path, before: set[str]) -> list[str]:
 
 
 def entry_keys(memory_dir: Path) -> set[str]:
+    from dream.layouts import memory_paths
     from dream.memory import load_memory
-    from dream.paths import memory_paths
 
     return {e.key for e in load_memory(memory_paths(memory_dir, "native"), "native").entries}
 
 
 def unparsed(memory_dir: Path) -> dict[str, str]:
+    from dream.layouts import memory_paths
     from dream.memory import load_memory
-    from dream.paths import memory_paths
 
     memory = load_memory(memory_paths(memory_dir, "native"), "native")
     return {f.name: f.error or "" for f in memory.unparsed}

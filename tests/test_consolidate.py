@@ -26,12 +26,12 @@ from dream.api import Session
 from dream.apply import apply_plan
 from dream.config import Config
 from dream.digest import Digest
-from dream.gather import Target
+from dream.layouts import memory_paths
 from dream.memory import load_memory, normalise_key
-from dream.paths import memory_paths
 from dream.plan import build_plan
 from dream.review import ReviewState
 from dream.signals import Signal
+from dream.target import Target
 from dream.verify import failed, verify_memory
 
 SOURCE = re.compile(

@@ -22,8 +22,8 @@ import pytest
 from homefactory import Turn, now, slug, write_session
 
 from dream.api import Session
+from dream.layouts import memory_paths
 from dream.memory import load_memory, normalise_key
-from dream.paths import memory_paths
 
 KILLS = int(os.environ.get("DREAM_KILLS", "20"))
 SEED = int(os.environ.get("DREAM_CRASH_SEED", str(random.randrange(1 << 30))))

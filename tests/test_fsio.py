@@ -34,7 +34,8 @@ from dream.fsio import (
     restore_snapshot,
     take_snapshot,
 )
-from dream.paths import MemoryPaths, memory_paths
+from dream.layouts import memory_paths
+from dream.paths import MemoryPaths
 
 
 @pytest.fixture(autouse=True)
@@ -305,7 +306,7 @@ _LOCK_HOLDER = textwrap.dedent(
     import sys
     from pathlib import Path
     from dream.fsio import MemoryLock
-    from dream.paths import memory_paths
+    from dream.layouts import memory_paths
     with MemoryLock(memory_paths(Path(sys.argv[1]), "native"), timeout=5):
         sys.stdout.write("locked\\n")
         sys.stdout.flush()

@@ -361,8 +361,8 @@ def test_a_one_word_entry_of_sixteen_characters_is_not_mistaken_for_a_hash(
 ) -> None:
     """`nothing-lost` gets plain keys (from a snapshot) and hashes (from the ledger): a plain key of
     exactly 16 characters without a space is both shapes, and must be found as either."""
+    from dream.layouts import memory_paths
     from dream.memory import load_memory, normalise_key
-    from dream.paths import memory_paths
     from dream.verify import key_hash, verify_memory
 
     word = "Kubernetesplease"  # one word, 16 characters

@@ -36,13 +36,13 @@ from dream.control_text import neutralise
 from dream.dates import find_relative_dates
 from dream.entry_line import format_entry, parse_entry_line
 from dream.errors import VerificationError
-from dream.gather import Target
+from dream.layouts import memory_paths
 from dream.memory import load_file, load_memory, normalise_key
-from dream.paths import memory_paths
 from dream.plan import build_plan
 from dream.redact import ALL_KINDS, REDACTION_MARKER_PREFIX, contains_secret, marker, redact
 from dream.review import ReviewState
 from dream.signals import Signal
+from dream.target import Target
 
 EXAMPLES = int(os.environ.get("DREAM_RELIABILITY_EXAMPLES", "1"))  # a multiplier for the sizes below
 TODAY = date(2026, 6, 1)

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from homefactory import MemoryHome, Turn, now
 
+from dream.layouts import memory_paths
 from dream.memory import load_memory
-from dream.paths import memory_paths
 
 # Built at test time from pieces, so the value never sits in this file as one token.
 SECRET = "ghp_" + "".join(["R7kPq2", "Zx9Lm4", "Tn8Vb3", "Wc6Yd1", "Hs5Jf0", "Ga2Ke7"])

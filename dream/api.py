@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from dream import trigger
 from dream.config import Config, load_config
-from dream.errors import BusyError, DreamError, UsageError, VerificationError
+from dream.errors import BusyError, DreamError, ExitCode, TargetStatus, UsageError, VerificationError
 from dream.gather import GatherResult, gather, parse_since
 from dream.layouts import Layout, layout_for
 from dream.paths import MemoryPaths, Paths, resolve_paths
@@ -125,15 +125,15 @@ class Session:
                 "dropped": gathered.digests.dropped,
             },
         )
-        codes: list[int] = []
+        codes: list[ExitCode] = []
         for target in self._targets(gathered):
             report = self._run_target(target, run_id, dry_run, approved or set(), prune_missing_projects)
             if report is None:
                 continue
             result.targets.append(report)
-            codes.append({"ok": 0, "busy": 3, "verification-failed": 4}.get(report.status, 1))
-        result.exit_code = max(codes, default=0)
-        if gathered.read.unreadable and result.exit_code == 0:
+            codes.append(report.status.exit_code)
+        result.exit_code = max(codes, default=ExitCode.OK)
+        if gathered.read.unreadable and result.exit_code == ExitCode.OK:
             result.failures.extend(f"could not read {p}: {r}" for p, r in gathered.read.unreadable)
         return result
 
@@ -184,16 +184,16 @@ class Session:
             )
         except BusyError as exc:
             _fill(report, plan)
-            report.status, report.failures = "busy", [str(exc)]
+            report.status, report.failures = TargetStatus.BUSY, [str(exc)]
             return report
         except VerificationError as exc:
             _fill(report, plan)
-            report.status, report.failures = "verification-failed", [str(exc)]
+            report.status, report.failures = TargetStatus.VERIFICATION_FAILED, [str(exc)]
             report.checks = [{"name": n, "ok": False, "detail": str(exc)} for n in exc.failed_checks]
             return report
         except DreamError as exc:
             _fill(report, plan)
-            report.status, report.failures = "failed", [str(exc)]
+            report.status, report.failures = TargetStatus.FAILED, [str(exc)]
             return report
         plan = applied.plan
         _fill(report, plan)
@@ -204,7 +204,7 @@ class Session:
         report.checks = [{"name": c.name, "ok": c.ok, "detail": c.detail} for c in applied.checks]
         failure = self._mark_dreamt(target)
         if failure:
-            report.status, report.failures = "failed", [failure]
+            report.status, report.failures = TargetStatus.FAILED, [failure]
         assert applied.after is not None  # a successful apply always read what it wrote
         self._save_state(target, plan, review, applied.after)
         save_report_row(

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from dream.errors import DreamError
+from dream.errors import DreamError, ExitCode
 
 if TYPE_CHECKING:
     from dream.api import Session
@@ -73,8 +73,8 @@ def _run_guarded(func: F) -> F:
             sys.exit(exc.exit_code)
         except KeyboardInterrupt:
             click.echo("dream: interrupted; memory left as it was", err=True)
-            sys.exit(130)
-        sys.exit(code or 0)
+            sys.exit(ExitCode.INTERRUPTED)
+        sys.exit(int(code or ExitCode.OK))
 
     return wrapper  # type: ignore[return-value]
 
@@ -124,7 +124,7 @@ def signals(ctx: click.Context, /, **local: Any) -> int:
     from dream.report import read_summary_line
 
     click.echo(read_summary_line(session.last_gather, session.last_cached), err=True)
-    return 0
+    return ExitCode.OK
 
 
 @main.command()
@@ -160,7 +160,7 @@ def orient(ctx: click.Context, /, **local: Any) -> int:
         from dataclasses import asdict
 
         click.echo(json.dumps([asdict(r) for r in reports], ensure_ascii=False, indent=2))
-        return 0
+        return ExitCode.OK
     if not reports:
         click.echo("no memory found")
     for report in reports:
@@ -184,7 +184,7 @@ def orient(ctx: click.Context, /, **local: Any) -> int:
             )
         for item in report.unparsed:
             click.echo(f"  cannot parse, left untouched: {item['file']}: {item['error']}")
-    return 0
+    return ExitCode.OK
 
 
 @main.command()
@@ -211,8 +211,8 @@ def verify(ctx: click.Context, /, **local: Any) -> int:
     if failed:
         names = sorted({r["check"] for r in rows if not r["ok"]})
         click.echo(f"dream: verification failed: {', '.join(names)}", err=True)
-        return 4
-    return 0
+        return ExitCode.VERIFICATION_FAILED
+    return ExitCode.OK
 
 
 @main.command()
@@ -225,7 +225,7 @@ def status(ctx: click.Context, /, **local: Any) -> int:
     info = _session(settings).status()
     if settings.get("as_json"):
         click.echo(json.dumps(info, ensure_ascii=False, indent=2))
-        return 0
+        return ExitCode.OK
     thresholds = info["thresholds"]
     click.echo(f"claude dir: {info['claude_dir']}")
     click.echo(
@@ -241,7 +241,7 @@ def status(ctx: click.Context, /, **local: Any) -> int:
         )
         for run in project["last_runs"]:
             click.echo(f"   {run['run_id']} {run['status']} {run['counts']}")
-    return 0
+    return ExitCode.OK
 
 
 @main.command()
@@ -254,13 +254,13 @@ def review(ctx: click.Context, /, **local: Any) -> int:
     items = _session(settings).review_items()
     if settings.get("as_json"):
         click.echo(json.dumps([{"project": t.key, **d} for t, d in items], ensure_ascii=False, indent=2))
-        return 0
+        return ExitCode.OK
     if not items:
         click.echo("nothing waits for review")
     for target, data in items:
         click.echo(f"{data['id']}  {target.key}  {data['action']} {data['file']}: {data['text']}")
         click.echo(f"    why pending: {data.get('why') or ', '.join(data.get('hold', []))}")
-    return 0
+    return ExitCode.OK
 
 
 @main.command()
@@ -288,7 +288,7 @@ def reject(ctx: click.Context, /, ids: tuple[str, ...], **local: Any) -> int:
     settings = _settings(ctx, local)
     count = _session(settings).reject(list(ids))
     click.echo(f"rejected {count} proposal(s)")
-    return 0
+    return ExitCode.OK
 
 
 @main.command()
@@ -304,4 +304,4 @@ def restore(ctx: click.Context, /, run_id: str | None, **local: Any) -> int:
         click.echo("no snapshot to restore")
     for target, files in restored:
         click.echo(f"{target.key}: restored {', '.join(files) or 'nothing'}")
-    return 0
+    return ExitCode.OK

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from dream import defaults
+from dream.errors import ExitCode, TargetStatus
 from dream.transcripts import Excluded, ReadStats
 
 
@@ -40,7 +41,7 @@ class TargetReport:
     checks: list[dict[str, Any]] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     diff: str = ""
-    status: str = "ok"  # ok | busy | failed | verification-failed
+    status: TargetStatus = TargetStatus.OK
     missing_project: bool = False
     budget: dict[str, int] = field(default_factory=dict)
 
@@ -69,7 +70,7 @@ class RunResult:
     digests: dict[str, Any]
     targets: list[TargetReport] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
-    exit_code: int = 0
+    exit_code: ExitCode = ExitCode.OK
 
     def to_json(self, bounded: bool = True) -> dict[str, Any]:
         data = asdict(self)

@@ -21,6 +21,10 @@ from homefactory import FIXTURES, Turn, slug, write_lone_surrogate_session, writ
 
 from dream.defaults import CATEGORIES, SIGNAL_MAX_CHARS
 
+# runs the CLI in subprocesses.
+# Left out of the inner loop (`pytest -m "not slow"`); CI runs it.
+pytestmark = pytest.mark.slow
+
 KEYS = [
     "project",
     "session_id",

@@ -307,6 +307,7 @@ def _flags_state(home: Home) -> dict[str, tuple[bytes, int] | None]:
     return out
 
 
+@pytest.mark.slow
 def test_busy_when_another_process_holds_the_memory_lock(home: Home) -> None:
     _issue3_home(home)
     (home.memory / ".last-dream").write_text("1700000000.000\n")

@@ -25,6 +25,10 @@ from dream.api import Session
 from dream.layouts import memory_paths
 from dream.memory import load_memory, normalise_key
 
+# SIGKILLs real dream processes.
+# Left out of the inner loop (`pytest -m "not slow"`); CI runs it.
+pytestmark = pytest.mark.slow
+
 KILLS = int(os.environ.get("DREAM_KILLS", "20"))
 SEED = int(os.environ.get("DREAM_CRASH_SEED", str(random.randrange(1 << 30))))
 WRITE_WINDOW = float(os.environ.get("DREAM_CRASH_WRITE_WINDOW", "0.02"))  # the writes take ~5-20 ms

@@ -44,6 +44,7 @@ NOTICE = "a memory consolidation is pending"
 
 pytestmark = [
     pytest.mark.e2e,
+    pytest.mark.slow,
     pytest.mark.skipif(
         not (CLAUDE_BIN.exists() and os.access(CLAUDE_BIN, os.X_OK)),
         reason=f"the Claude Code client is not installed at {CLAUDE_BIN} "

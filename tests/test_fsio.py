@@ -250,6 +250,7 @@ _WRITER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_moments_never_tears_the_file(tmp_path: Path) -> None:
     """A real writer process killed with SIGKILL at random moments leaves one whole version."""
     version_a = b"A" * 300_000 + b"\r\nend of version a\n"
@@ -315,6 +316,7 @@ _LOCK_HOLDER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_memory_lock_across_two_processes(paths: MemoryPaths) -> None:
     assert not paths.memory_dir.exists()
     holder = subprocess.Popen(

@@ -25,6 +25,10 @@ import pytest
 from dream import trigger
 from dream.paths import Paths, project_slug, resolve_paths
 
+# starts the real hook script as Claude Code does.
+# Left out of the inner loop (`pytest -m "not slow"`); CI runs it.
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parent.parent
 HOOK = REPO / "hooks" / "should-dream"
 SESSION_START = REPO / "hooks" / "session-start"

@@ -18,6 +18,10 @@ from typing import Any
 
 import pytest
 
+# runs install.py in a subprocess.
+# Left out of the inner loop (`pytest -m "not slow"`); CI runs it.
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parent.parent
 CLAUDE_BIN = REPO / ".e2e" / "node_modules" / ".bin" / "claude"
 

@@ -9,6 +9,10 @@ from pathlib import Path
 
 import pytest
 
+# runs ruff and mypy.
+# Left out of the inner loop (`pytest -m "not slow"`); CI runs it.
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parent.parent
 TARGETS = ["dream", "tests", "scripts", "bench", "install.py"]
 

@@ -15,6 +15,10 @@ from pathlib import Path
 import pytest
 import reliability_report as rr
 
+# real runs and Stop hooks in parallel processes.
+# Left out of the inner loop (`pytest -m "not slow"`); CI runs it.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def pairs(tmp_path_factory: pytest.TempPathFactory) -> rr.ConcurrencyFigures:

@@ -13,6 +13,10 @@ from pathlib import Path
 import pytest
 import reliability_report as rr
 
+# runs the whole reliability report: processes, kills, concurrency.
+# Left out of the inner loop (`pytest -m "not slow"`); CI runs it.
+pytestmark = pytest.mark.slow
+
 SCRIPT = Path(rr.__file__)
 
 

@@ -128,42 +128,8 @@ def _required_literals(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
     except ImportError:  # Python 3.10
         import sre_constants as codes
         import sre_parse as parser
-
-    def better(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] | None:
-        # The requirement that filters best: longest shortest fragment, then fewest fragments.
-        if a is None or b is None:
-            return a or b
-        return max(a, b, key=lambda req: (min(map(len, req)), -len(req)))
-
-    def sequence(items: list[Any]) -> frozenset[str] | None:
-        best: frozenset[str] | None = None
-        run = ""
-        for op, value in items:
-            if op is codes.LITERAL:
-                run += chr(value)
-                continue
-            if run:
-                best, run = better(best, frozenset([run])), ""
-            if op is codes.SUBPATTERN:
-                if not value[1] & re.IGNORECASE:  # an inline (?i:…) is not a literal
-                    best = better(best, sequence(list(value[-1])))
-            elif op is codes.BRANCH:
-                best = better(best, branch(value[1]))
-            elif op in (codes.MAX_REPEAT, codes.MIN_REPEAT) and value[0] >= 1:
-                best = better(best, sequence(list(value[2])))
-        return better(best, frozenset([run])) if run else best
-
-    def branch(alternatives: list[Any]) -> frozenset[str] | None:
-        found: set[str] = set()
-        for alternative in alternatives:
-            requirement = sequence(list(alternative))
-            if requirement is None:
-                return None
-            found |= requirement
-        return frozenset(found)
-
     try:
-        requirement = sequence(list(parser.parse(pattern.pattern, pattern.flags)))
+        requirement = _Literals(codes).sequence(list(parser.parse(pattern.pattern, pattern.flags)))
     except Exception:  # an internal API changed: fall back to running the regex always
         return None
     if requirement is None or min(map(len, requirement)) < 2:
@@ -171,6 +137,48 @@ def _required_literals(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
     # A fragment that contains another is implied by it.
     kept = {f for f in requirement if not any(g != f and g in f for g in requirement)}
     return tuple(sorted(kept))
+
+
+class _Literals:
+    """Walks a parsed pattern for the literal fragments every match must contain."""
+
+    def __init__(self, codes: Any) -> None:
+        self.codes = codes
+
+    @staticmethod
+    def better(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] | None:
+        # The requirement that filters best: longest shortest fragment, then fewest fragments.
+        if a is None or b is None:
+            return a or b
+        return max(a, b, key=lambda req: (min(map(len, req)), -len(req)))
+
+    def sequence(self, items: list[Any]) -> frozenset[str] | None:
+        codes = self.codes
+        best: frozenset[str] | None = None
+        run = ""
+        for op, value in items:
+            if op is codes.LITERAL:
+                run += chr(value)
+                continue
+            if run:
+                best, run = self.better(best, frozenset([run])), ""
+            if op is codes.SUBPATTERN:
+                if not value[1] & re.IGNORECASE:  # an inline (?i:…) is not a literal
+                    best = self.better(best, self.sequence(list(value[-1])))
+            elif op is codes.BRANCH:
+                best = self.better(best, self.branch(value[1]))
+            elif op in (codes.MAX_REPEAT, codes.MIN_REPEAT) and value[0] >= 1:
+                best = self.better(best, self.sequence(list(value[2])))
+        return self.better(best, frozenset([run])) if run else best
+
+    def branch(self, alternatives: list[Any]) -> frozenset[str] | None:
+        found: set[str] = set()
+        for alternative in alternatives:
+            requirement = self.sequence(list(alternative))
+            if requirement is None:
+                return None
+            found |= requirement
+        return frozenset(found)
 
 
 def _trie_pattern(words: Iterable[str]) -> str:

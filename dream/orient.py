@@ -65,42 +65,57 @@ def orient_memory(key: str, memory: Memory, project_dir: Path | None) -> OrientR
             "over_limit": lines > defaults.INDEX_MAX_LINES or len(text) > defaults.INDEX_MAX_CHARS,
             "inline_entries": len(memory.index.entries),
         }
-    entries = memory.entries
-    for entry in entries:
+    for entry in memory.entries:
         found = find_relative_dates(entry.text)
         if found and not entry.date:
             report.relative_dates.append(f"{entry.file}: '{found[0]}' in {entry.text[:80]}")
+    report.contradictions = _contradictions(memory)
+    if project_dir is not None:
+        report.claude_md_conflicts = _claude_md_conflicts(memory, project_dir / "CLAUDE.md")
+    return report
+
+
+def _contradictions(memory: Memory) -> list[dict[str, str]]:
+    """Pairs of entries already in memory where one contradicts the other."""
+    entries = memory.entries
     statements = [memory.statement(e) for e in entries]
     index = TermIndex()
     for i, statement in enumerate(statements):
         index.add(i, statement)
     seen: set[tuple[int, int]] = set()
+    found = []
     for i, statement in enumerate(statements):
         for j in index.candidates(statement):
-            if j == i or (min(i, j), max(i, j)) in seen:
+            pair = (min(i, j), max(i, j))
+            if j == i or pair in seen:
                 continue
             hit = contradiction(statement, statements[j])
             if hit:
-                seen.add((min(i, j), max(i, j)))
-                report.contradictions.append(
+                seen.add(pair)
+                found.append(
                     {
                         "a": f"{entries[i].file}: {entries[i].text[:80]}",
                         "b": f"{entries[j].file}: {entries[j].text[:80]}",
                         "on": hit[0],
                     }
                 )
-    if project_dir is not None:
-        claude_md = project_dir / "CLAUDE.md"
-        try:
-            rules = split_sentences(claude_md.read_text(encoding="utf-8", errors="replace"))
-        except OSError:
-            rules = []
-        rule_statements = [(r, analyse(r)) for r in rules]
-        for entry, statement in zip(entries, statements, strict=True):
-            for rule, rule_statement in rule_statements:
-                hit = contradiction(statement, rule_statement) or contradiction(rule_statement, statement)
-                if hit:
-                    report.claude_md_conflicts.append(
-                        {"memory": f"{entry.file}: {entry.text[:80]}", "claude_md": rule[:80], "on": hit[0]}
-                    )
-    return report
+    return found
+
+
+def _claude_md_conflicts(memory: Memory, claude_md: Path) -> list[dict[str, str]]:
+    """Entries that contradict a rule of the project's CLAUDE.md (reported, never edited)."""
+    try:
+        rules = split_sentences(claude_md.read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        return []
+    rule_statements = [(r, analyse(r)) for r in rules]
+    found = []
+    for entry in memory.entries:
+        statement = memory.statement(entry)
+        for rule, rule_statement in rule_statements:
+            hit = contradiction(statement, rule_statement) or contradiction(rule_statement, statement)
+            if hit:
+                found.append(
+                    {"memory": f"{entry.file}: {entry.text[:80]}", "claude_md": rule[:80], "on": hit[0]}
+                )
+    return found

@@ -560,6 +560,20 @@ def _mark_documents(lines: list[str], kinds: list[PasteKind | None]) -> None:
         return
     doc = [False] * len(paragraphs)
     _mark_pointed_back(paragraphs, doc)
+    _mark_anchors(paragraphs, doc)
+    if not any(doc):
+        return
+    _grow(paragraphs, doc)
+    _keep_interleaved_voice(paragraphs, doc)
+    for flag, paragraph in zip(doc, paragraphs, strict=True):
+        if flag:
+            for index in range(paragraph.start, paragraph.end):
+                if kinds[index] is None:
+                    kinds[index] = PasteKind.DOCUMENT
+
+
+def _mark_anchors(paragraphs: list[_Paragraph], doc: list[bool]) -> None:
+    """Paragraphs shaped like a document, or introduced as one by the person."""
     for number, paragraph in enumerate(paragraphs):
         if paragraph.pasted or paragraph.person > 0:
             continue
@@ -569,9 +583,10 @@ def _mark_documents(lines: list[str], kinds: list[PasteKind | None]) -> None:
         )
         if paragraph.structure >= 1.5 or (introduced and long_enough):
             doc[number] = True
-    if not any(doc):
-        return
-    # Grow each document over its neighbours that read as nobody in particular, both ways.
+
+
+def _grow(paragraphs: list[_Paragraph], doc: list[bool]) -> None:
+    """Grow each document over its neighbours that read as nobody in particular, both ways."""
     for number in range(len(paragraphs)):
         if doc[number]:
             continue
@@ -586,12 +601,6 @@ def _mark_documents(lines: list[str], kinds: list[PasteKind | None]) -> None:
             and _quiet(paragraphs[number], paragraphs, number)
         ):
             doc[number] = True
-    _keep_interleaved_voice(paragraphs, doc)
-    for flag, paragraph in zip(doc, paragraphs, strict=True):
-        if flag:
-            for index in range(paragraph.start, paragraph.end):
-                if kinds[index] is None:
-                    kinds[index] = PasteKind.DOCUMENT
 
 
 def _mark_pointed_back(paragraphs: list[_Paragraph], doc: list[bool]) -> None:

@@ -127,82 +127,115 @@ def _when(item: Entry | Proposal, said_at: dict[str, str]) -> str:
 
 
 def propose(memory: Memory, signals: list[Signal]) -> Proposals:
-    proposals: list[Proposal] = []
-    refusals: list[Refusal] = []
-    # Working set: current entries, then this run's additions, each with its analysis. An item
-    # superseded later in the window is marked dead and no longer matched.
-    items: list[tuple[Entry | Proposal, Statement]] = []
-    dead: set[int] = set()
-    # Updates and re-datings of each entry (by identity): a later replacement makes them moot.
-    updates_of: dict[int, list[Proposal]] = {}
-    index = TermIndex()
-    for entry in memory.entries:
-        statement = memory.statement(entry)
-        index.add(len(items), statement)
-        items.append((entry, statement))
-
-    for entry in memory.entries:
-        if entry.date and not entry.native and has_relative_date(entry.text):
-            fixed, _ = absolutize(entry.text, date.fromisoformat(entry.date))
-            if fixed != entry.text:
-                proposals.append(_redate(entry, fixed))
-                updates_of.setdefault(id(entry), []).append(proposals[-1])
-
+    work = _Working(memory)
+    work.redate_entries()
     ordered = sorted(signals, key=lambda s: (s.timestamp, s.uuid, s.text))
-    said_at = {s.uuid[:8]: s.timestamp for s in ordered if s.uuid}
+    work.said_at = {s.uuid[:8]: s.timestamp for s in ordered if s.uuid}
     for signal in ordered:
+        work.consider(signal)
+    return Proposals([p for p in work.proposals if not p.dropped], work.refusals)
+
+
+class _Working:
+    """The working set of one `propose`: current entries, then this run's additions, each with its
+    analysis. An item superseded later in the window is marked dead and no longer matched."""
+
+    def __init__(self, memory: Memory) -> None:
+        self.memory = memory
+        self.proposals: list[Proposal] = []
+        self.refusals: list[Refusal] = []
+        self.items: list[tuple[Entry | Proposal, Statement]] = []
+        self.dead: set[int] = set()
+        # Updates and re-datings of each entry (by identity): a later replacement makes them moot.
+        self.updates_of: dict[int, list[Proposal]] = {}
+        self.index = TermIndex()
+        self.said_at: dict[str, str] = {}
+        for entry in memory.entries:
+            self._add_item(entry, memory.statement(entry))
+
+    def _add_item(self, item: Entry | Proposal, statement: Statement) -> None:
+        self.index.add(len(self.items), statement)
+        self.items.append((item, statement))
+
+    def redate_entries(self) -> None:
+        for entry in self.memory.entries:
+            if entry.date and not entry.native and has_relative_date(entry.text):
+                fixed, _ = absolutize(entry.text, date.fromisoformat(entry.date))
+                if fixed != entry.text:
+                    self.proposals.append(_redate(entry, fixed))
+                    self.updates_of.setdefault(id(entry), []).append(self.proposals[-1])
+
+    def _match(
+        self, statement: Statement
+    ) -> tuple[tuple[int, Entry | Proposal] | None, list[tuple[int, Entry | Proposal, str, bool]]]:
+        """The first duplicate among the live items, and every item the statement contradicts."""
+        duplicate_of: tuple[int, Entry | Proposal] | None = None
+        contradicted: list[tuple[int, Entry | Proposal, str, bool]] = []
+        for i in sorted(self.index.candidates(statement) - self.dead):
+            item, other = self.items[i]
+            found = contradiction(statement, other)
+            if found is not None:
+                contradicted.append((i, item, found[0], found[1]))
+            elif duplicate_of is None and is_duplicate(statement, other):
+                duplicate_of = (i, item)
+        return duplicate_of, contradicted
+
+    def consider(self, signal: Signal) -> None:
         day = signal.timestamp[:10]
         text, _ = absolutize(tidy_entry_text(signal.text), date.fromisoformat(day))
         statement = analyse(text)
         if not statement.terms:
-            refusals.append(Refusal(text, "invalid", "no content words"))
-            continue
+            self.refusals.append(Refusal(text, "invalid", "no content words"))
+            return
         for _attempt in range(4):  # re-matched after an earlier proposal of the window is dropped
-            duplicate_of: tuple[int, Entry | Proposal] | None = None
-            contradicted: list[tuple[int, Entry | Proposal, str, bool]] = []
-            for i in sorted(index.candidates(statement) - dead):
-                item, other = items[i]
-                found = contradiction(statement, other)
-                if found is not None:
-                    contradicted.append((i, item, found[0], found[1]))
-                elif duplicate_of is None and is_duplicate(statement, other):
-                    duplicate_of = (i, item)
-            newer = [(i, item) for i, item, _, _ in contradicted if _when(item, said_at) > signal.timestamp]
+            duplicate_of, contradicted = self._match(statement)
+            newer = [
+                (i, item) for i, item, _, _ in contradicted if _when(item, self.said_at) > signal.timestamp
+            ]
             if newer:
-                when = _when(newer[0][1], said_at)[:10]
-                refusals.append(Refusal(text, "superseded", f"memory says otherwise since {when}"))
-                break
+                when = _when(newer[0][1], self.said_at)[:10]
+                self.refusals.append(Refusal(text, "superseded", f"memory says otherwise since {when}"))
+                return
             in_run = [(i, item) for i, item, _, _ in contradicted if isinstance(item, Proposal)]
             if in_run:
                 # Said otherwise earlier in this window: the later statement wins; match again
                 # against what is left, so a switch back restates the original entry.
-                for i, item in in_run:
-                    assert isinstance(item, Proposal)
-                    dead.add(i)
-                    for gone in (item, *item.companions):
-                        gone.dropped = True
-                    refusals.append(
-                        Refusal(item.text, "superseded", f"contradicted later in the window: {text[:80]}")
-                    )
+                self._drop_earlier(in_run, text)
                 continue
-            if contradicted:
-                proposal = _replace(
-                    signal, text, [(e, t, x) for _, e, t, x in contradicted], proposals, updates_of
-                )
-                index.add(len(items), statement)
-                items.append((proposal, statement))
-            elif duplicate_of is not None:
-                update = _restated(duplicate_of[1], signal, text, refusals)
-                if update is not None:
-                    proposals.append(update)
-                    updates_of.setdefault(id(update.target), []).append(update)
-            else:
-                proposal = _from_signal(ADD, signal, text, "new")
-                proposals.append(proposal)
-                index.add(len(items), statement)
-                items.append((proposal, statement))
-            break
-    return Proposals([p for p in proposals if not p.dropped], refusals)
+            self._propose(signal, text, statement, duplicate_of, contradicted)
+            return
+
+    def _drop_earlier(self, in_run: list[tuple[int, Proposal]], text: str) -> None:
+        for i, item in in_run:
+            self.dead.add(i)
+            for gone in (item, *item.companions):
+                gone.dropped = True
+            self.refusals.append(
+                Refusal(item.text, "superseded", f"contradicted later in the window: {text[:80]}")
+            )
+
+    def _propose(
+        self,
+        signal: Signal,
+        text: str,
+        statement: Statement,
+        duplicate_of: tuple[int, Entry | Proposal] | None,
+        contradicted: list[tuple[int, Entry | Proposal, str, bool]],
+    ) -> None:
+        if contradicted:
+            proposal = _replace(
+                signal, text, [(e, t, x) for _, e, t, x in contradicted], self.proposals, self.updates_of
+            )
+            self._add_item(proposal, statement)
+        elif duplicate_of is not None:
+            update = _restated(duplicate_of[1], signal, text, self.refusals)
+            if update is not None:
+                self.proposals.append(update)
+                self.updates_of.setdefault(id(update.target), []).append(update)
+        else:
+            proposal = _from_signal(ADD, signal, text, "new")
+            self.proposals.append(proposal)
+            self._add_item(proposal, statement)
 
 
 def _from_signal(action: Action, signal: Signal, text: str, reason: str) -> Proposal:

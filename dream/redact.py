@@ -429,26 +429,11 @@ def _quoted_ok(v: str, kw: str, closed: bool, template: bool) -> bool:
 
 def _assignment(text: str, m: re.Match[str]) -> tuple[int, int, str] | None:
     """The span of the value assigned to the secret-named key matched by `m`, if it looks like a literal."""
+    key = _key_context(text, m)
+    if key is None:
+        return None
+    ks, sep, is_flag = key
     kw = m.group("kw")
-    start = m.start()
-    prev = text[start - 1] if start else ""
-    if kw.lower() in ("pass", "pwd") and not (
-        (prev != "" and prev in "_-") or (prev.islower() and kw[0].isupper())
-    ):
-        # Short words count only as the end of a compound: DB_PASS, smtp-pass, dbPass, --pass, DB_PWD.
-        # Alone they are a test verdict ("PASS: tests/x.py"), a statement, a directory (PWD, OLDPWD), bypass.
-        return None
-    ks = start
-    while ks > 0 and start - ks < _MAX_KEY and text[ks - 1] in _KEY_CHARS:
-        ks -= 1
-    if text.endswith("://", 0, ks):
-        return None  # the user of a URL (`https://x-access-token:…@host`): the url-password rule's
-    sep = m.group("sep").strip()
-    is_flag = text.startswith("-", ks)
-    if sep == "" and not is_flag:
-        return None  # "the password hunter2": only a command-line flag takes its value after a space
-    if sep == ">" and not (ks > 0 and text[ks - 1] == "<"):
-        return None
     n = len(text)
     v0 = m.end()
     if v0 >= n:
@@ -471,6 +456,40 @@ def _assignment(text: str, m: re.Match[str]) -> tuple[int, int, str] | None:
         return quoted[0], quoted[1], _keyword_kind(kw)
     if template:
         return None  # f'…' was handled above; an `f` here starts a bare word
+    return _unquoted_assignment(text, m, ks, sep, is_flag, v0)
+
+
+def _key_context(text: str, m: re.Match[str]) -> tuple[int, str, bool] | None:
+    """(where the key starts, the separator, whether it is a command-line flag), or None when the
+    match is no assignment of a secret (a word alone, a URL's user, `password hunter2` in prose)."""
+    kw = m.group("kw")
+    start = m.start()
+    prev = text[start - 1] if start else ""
+    if kw.lower() in ("pass", "pwd") and not (
+        (prev != "" and prev in "_-") or (prev.islower() and kw[0].isupper())
+    ):
+        # Short words count only as the end of a compound: DB_PASS, smtp-pass, dbPass, --pass, DB_PWD.
+        # Alone they are a test verdict ("PASS: tests/x.py"), a statement, a directory (PWD, OLDPWD), bypass.
+        return None
+    ks = start
+    while ks > 0 and start - ks < _MAX_KEY and text[ks - 1] in _KEY_CHARS:
+        ks -= 1
+    if text.endswith("://", 0, ks):
+        return None  # the user of a URL (`https://x-access-token:…@host`): the url-password rule's
+    sep = m.group("sep").strip()
+    is_flag = text.startswith("-", ks)
+    if sep == "" and not is_flag:
+        return None  # "the password hunter2": only a command-line flag takes its value after a space
+    if sep == ">" and not (ks > 0 and text[ks - 1] == "<"):
+        return None
+    return ks, sep, is_flag
+
+
+def _unquoted_assignment(
+    text: str, m: re.Match[str], ks: int, sep: str, is_flag: bool, v0: int
+) -> tuple[int, int, str] | None:
+    """The span of a bare value (`TOKEN=abc123`, `--password hunter2`), if it reads as a credential."""
+    kw = m.group("kw")
     run = _UNQUOTED.match(text, v0)
     j = v0 if run is None else run.end()
     if j - v0 > _MAX_VALUE:

@@ -221,63 +221,7 @@ def _render_target(target: TargetReport, dry_run: bool) -> list[str]:
         f"contradictions resolved {counts['contradictions_resolved']}, archived {counts['archived']}, "
         f"pending review {counts['pending']}, refused {counts['refused']}"
     )
-    if target.proposals:
-        out.append("proposals:")
-        for p in target.proposals[: defaults.REPORT_MAX_PROPOSALS]:
-            out.append(f"  [{p['outcome']}] {p['id']} {p['action']} {p['file']}: {p['text'][:100]}")
-            if p["outcome"] != "applied":
-                out.append(f"      why: {p['why']}")
-        if len(target.proposals) > defaults.REPORT_MAX_PROPOSALS:
-            out.append(f"  … and {len(target.proposals) - defaults.REPORT_MAX_PROPOSALS} more")
-    if target.refusals:
-        reasons = Counter(r["reason"] for r in target.refusals)
-        out.append("refused: " + ", ".join(f"{n} {reason}" for reason, n in sorted(reasons.items())))
-        for r in target.refusals[: defaults.REPORT_MAX_REFUSALS]:
-            out.append(
-                f"  {r['reason']}: {r['text'][:80]}" + (f" ({r['detail'][:80]})" if r.get("detail") else "")
-            )
-        if len(target.refusals) > defaults.REPORT_MAX_REFUSALS:
-            out.append(f"  … and {len(target.refusals) - defaults.REPORT_MAX_REFUSALS} more")
-    if target.redactions:
-        out.append(
-            "redacted secrets: " + ", ".join(f"{kind} ×{n}" for kind, n in sorted(target.redactions.items()))
-        )
-    if target.unsafe:
-        out.append(
-            "held as unsafe (text that tries to instruct the agent): " + ", ".join(sorted(set(target.unsafe)))
-        )
-    for item in target.archived[: defaults.REPORT_MAX_PROPOSALS]:
-        out.append(f"archived: {item['text'][:80]}  — {item['reason'][:80]}")
-    if target.budget:
-        b = target.budget
-        out.append(
-            f"budget: {b['applied']} of at most {b['cap']} changes applied; "
-            f"{b['left_pending_over_cap']} left pending over the cap"
-        )
-    if target.missing_project:
-        out.append(
-            "project folder and transcripts no longer exist"
-            + (
-                "; its memory was archived"
-                if target.pruned
-                else "; run with --prune-missing-projects to archive its memory"
-            )
-        )
-    if target.migrated:
-        out.append(
-            f"moved {_count(target.migrated, 'inline entry', 'inline entries')} "
-            "out of MEMORY.md into topic files"
-        )
-    if target.demoted:
-        out.append(
-            f"left out of MEMORY.md to stay under Claude Code's limits: {len(target.demoted)} index lines"
-        )
-    for item in target.unparsed:
-        out.append(f"left untouched (cannot parse): {item['file']}: {item['error']}")
-    if target.written:
-        out.append("written: " + ", ".join(target.written))
-    if target.backup:
-        out.append(f"first-run backup: {target.backup}")
+    out += _render_proposals(target) + _render_refusals(target) + _render_notes(target)
     for check in target.checks:
         if not check["ok"]:
             out.append(f"VERIFY FAILED {check['name']}: {check['detail']}")
@@ -288,4 +232,75 @@ def _render_target(target: TargetReport, dry_run: bool) -> list[str]:
         out.append(target.diff.rstrip("\n"))
     elif dry_run:
         out.append("planned change: none")
+    return out
+
+
+def _render_proposals(target: TargetReport) -> list[str]:
+    if not target.proposals:
+        return []
+    out = ["proposals:"]
+    for p in target.proposals[: defaults.REPORT_MAX_PROPOSALS]:
+        out.append(f"  [{p['outcome']}] {p['id']} {p['action']} {p['file']}: {p['text'][:100]}")
+        if p["outcome"] != "applied":
+            out.append(f"      why: {p['why']}")
+    if len(target.proposals) > defaults.REPORT_MAX_PROPOSALS:
+        out.append(f"  … and {len(target.proposals) - defaults.REPORT_MAX_PROPOSALS} more")
+    return out
+
+
+def _render_refusals(target: TargetReport) -> list[str]:
+    if not target.refusals:
+        return []
+    reasons = Counter(r["reason"] for r in target.refusals)
+    out = ["refused: " + ", ".join(f"{n} {reason}" for reason, n in sorted(reasons.items()))]
+    for r in target.refusals[: defaults.REPORT_MAX_REFUSALS]:
+        out.append(
+            f"  {r['reason']}: {r['text'][:80]}" + (f" ({r['detail'][:80]})" if r.get("detail") else "")
+        )
+    if len(target.refusals) > defaults.REPORT_MAX_REFUSALS:
+        out.append(f"  … and {len(target.refusals) - defaults.REPORT_MAX_REFUSALS} more")
+    return out
+
+
+def _render_notes(target: TargetReport) -> list[str]:
+    """Redactions, holds, archive, budget, migration, limits, what was written."""
+    out = []
+    if target.redactions:
+        out.append(
+            "redacted secrets: " + ", ".join(f"{kind} ×{n}" for kind, n in sorted(target.redactions.items()))
+        )
+    if target.unsafe:
+        out.append(
+            "held as unsafe (text that tries to instruct the agent): " + ", ".join(sorted(set(target.unsafe)))
+        )
+    out += [
+        f"archived: {item['text'][:80]}  — {item['reason'][:80]}"
+        for item in target.archived[: defaults.REPORT_MAX_PROPOSALS]
+    ]
+    if target.budget:
+        b = target.budget
+        out.append(
+            f"budget: {b['applied']} of at most {b['cap']} changes applied; "
+            f"{b['left_pending_over_cap']} left pending over the cap"
+        )
+    if target.missing_project:
+        archived = "; its memory was archived" if target.pruned else ""
+        out.append(
+            "project folder and transcripts no longer exist"
+            + (archived or "; run with --prune-missing-projects to archive its memory")
+        )
+    if target.migrated:
+        out.append(
+            f"moved {_count(target.migrated, 'inline entry', 'inline entries')} "
+            "out of MEMORY.md into topic files"
+        )
+    if target.demoted:
+        out.append(
+            f"left out of MEMORY.md to stay under Claude Code's limits: {len(target.demoted)} index lines"
+        )
+    out += [f"left untouched (cannot parse): {item['file']}: {item['error']}" for item in target.unparsed]
+    if target.written:
+        out.append("written: " + ", ".join(target.written))
+    if target.backup:
+        out.append(f"first-run backup: {target.backup}")
     return out

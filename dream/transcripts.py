@@ -341,6 +341,18 @@ def _non_json_lines(block: bytes) -> int:
     return len(_NON_JSON_START.findall(block))
 
 
+@dataclass
+class _Scan:
+    """What `_candidate_lines` carries from one block to the next."""
+
+    needles: tuple[bytes, ...]
+    reject: tuple[bytes, ...]
+    probe: bytes
+    marks: _Marks | None
+    carry: bytes = b""  # the start of a line that continues in the next block
+    skipping: bool = False  # inside an oversized line: drop bytes until its newline
+
+
 def _candidate_lines(
     path: Path,
     stats: ReadStats,
@@ -357,13 +369,11 @@ def _candidate_lines(
     MAX_USER_LINE_BYTES is skipped without being held in memory. A file that does not start
     with a JSON object is not a transcript: its lines are counted as malformed and skipped.
     """
-    limit = defaults.MAX_USER_LINE_BYTES
     handle = _open(path, stats)
     if handle is None:
         return
     stats.files += 1
-    carry = b""  # the start of a line that continues in the next block
-    skipping = False  # inside an oversized line: drop bytes until its newline
+    scan = _Scan(needles, reject, probe, marks)
     first = True
     try:
         while True:
@@ -377,62 +387,86 @@ def _candidate_lines(
             stats.bytes += len(block)
             if first:
                 first = False
-                if block.lstrip()[:1] not in (b"{", b""):
-                    stats.malformed_lines += block.count(b"\n") + 1
-                    for rest in iter(lambda: handle.read(_CHUNK), b""):
-                        stats.bytes += len(rest)
-                        stats.malformed_lines += rest.count(b"\n")
+                if _not_a_transcript(handle, block, stats):
                     return
-            stats.malformed_lines += _non_json_lines(block)
-            newline = block.find(b"\n")
-            if newline < 0:
-                if not skipping:
-                    carry += block
-                    if len(carry) > limit:
-                        stats.oversized_lines += 1
-                        stats.lines += 1
-                        carry, skipping = b"", True
-                continue
-            # The line that started in an earlier block ends here.
-            if skipping:
-                skipping = False
-            elif carry or newline > 0:
-                head = carry + block[: newline + 1]
-                stats.lines += 1
-                if len(head) > limit:
-                    stats.oversized_lines += 1
-                elif any(needle in head for needle in needles) and not _rejected(
-                    head, 0, len(head), reject, stats, marks
-                ):
-                    yield head
-            carry = b""
-            last = block.rfind(b"\n")
-            lo, hi = newline + 1, last + 1
-            if hi > lo:
-                for start, end in _line_spans(block, lo, hi, probe, needles):
-                    if end - start > limit:
-                        stats.oversized_lines += 1
-                    elif not _rejected(block, start, end, reject, stats, marks):
-                        yield block[start:end]
-            carry = block[hi:]
-            if len(carry) > limit:
-                stats.oversized_lines += 1
-                stats.lines += 1
-                carry, skipping = b"", True
-        if carry.strip() and not skipping:
-            # No newline at the end: the client may be writing this line right now.
-            stats.lines += 1
-            try:
-                json.loads(carry)
-            except ValueError:
-                stats.truncated_last_lines += 1
-                return
-            if any(needle in carry for needle in needles) and not _rejected(
-                carry, 0, len(carry), reject, stats, marks
-            ):
-                yield carry
+            yield from _block_lines(block, scan, stats)
+        tail = _unterminated_line(scan, stats)
+        if tail is not None:
+            yield tail
     finally:
         handle.close()
+
+
+def _not_a_transcript(handle: BinaryIO, block: bytes, stats: ReadStats) -> bool:
+    """A file whose first block does not start with a JSON object: every line counted as malformed."""
+    if block.lstrip()[:1] in (b"{", b""):
+        return False
+    stats.malformed_lines += block.count(b"\n") + 1
+    for rest in iter(lambda: handle.read(_CHUNK), b""):
+        stats.bytes += len(rest)
+        stats.malformed_lines += rest.count(b"\n")
+    return True
+
+
+def _block_lines(block: bytes, scan: _Scan, stats: ReadStats) -> list[bytes]:
+    """The candidate lines that end in this block (the one begun in an earlier block included)."""
+    limit = defaults.MAX_USER_LINE_BYTES
+    stats.malformed_lines += _non_json_lines(block)
+    newline = block.find(b"\n")
+    if newline < 0:
+        if not scan.skipping:
+            scan.carry += block
+            if len(scan.carry) > limit:
+                stats.oversized_lines += 1
+                stats.lines += 1
+                scan.carry, scan.skipping = b"", True
+        return []
+    found = []
+    # The line that started in an earlier block ends here.
+    if scan.skipping:
+        scan.skipping = False
+    elif scan.carry or newline > 0:
+        head = scan.carry + block[: newline + 1]
+        stats.lines += 1
+        if len(head) > limit:
+            stats.oversized_lines += 1
+        elif any(needle in head for needle in scan.needles) and not _rejected(
+            head, 0, len(head), scan.reject, stats, scan.marks
+        ):
+            found.append(head)
+    last = block.rfind(b"\n")
+    lo, hi = newline + 1, last + 1
+    if hi > lo:
+        for start, end in _line_spans(block, lo, hi, scan.probe, scan.needles):
+            if end - start > limit:
+                stats.oversized_lines += 1
+            elif not _rejected(block, start, end, scan.reject, stats, scan.marks):
+                found.append(block[start:end])
+    scan.carry = block[hi:]
+    if len(scan.carry) > limit:
+        stats.oversized_lines += 1
+        stats.lines += 1
+        scan.carry, scan.skipping = b"", True
+    return found
+
+
+def _unterminated_line(scan: _Scan, stats: ReadStats) -> bytes | None:
+    """The last line when the file does not end with a newline: the client may be writing it right
+    now, so it counts only when it is whole JSON."""
+    carry = scan.carry
+    if not carry.strip() or scan.skipping:
+        return None
+    stats.lines += 1
+    try:
+        json.loads(carry)
+    except ValueError:
+        stats.truncated_last_lines += 1
+        return None
+    if any(needle in carry for needle in scan.needles) and not _rejected(
+        carry, 0, len(carry), scan.reject, stats, scan.marks
+    ):
+        return carry
+    return None
 
 
 def _parse(line: bytes, stats: ReadStats) -> dict[str, Any] | None:

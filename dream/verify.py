@@ -40,16 +40,23 @@ def _archived_text(memory: Memory) -> str:
 
 def verify_memory(memory: Memory, before_keys: Iterable[str] | None = None) -> list[Check]:
     """Every check on the memory as it is on disk. `before_keys`: normalised entry keys, or hashes."""
-    checks: list[Check] = []
-    index = memory.index
-    if index is None:
-        checks.append(Check("index-limits", True, "no MEMORY.md"))
-    else:
-        text = index.raw.decode("utf-8", "replace")
-        lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
-        ok = lines <= defaults.INDEX_MAX_LINES and len(text) <= defaults.INDEX_MAX_CHARS
-        checks.append(Check("index-limits", ok, f"MEMORY.md has {lines} lines, {len(text)} characters"))
+    checks = [_index_limits(memory), _no_duplicates(memory), _no_relative_dates(memory), _index_links(memory)]
+    if before_keys is not None:
+        checks.append(_nothing_lost(memory, before_keys))
+    checks.append(_no_secrets(memory))
+    return checks
 
+
+def _index_limits(memory: Memory) -> Check:
+    if memory.index is None:
+        return Check("index-limits", True, "no MEMORY.md")
+    text = memory.index.raw.decode("utf-8", "replace")
+    lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+    ok = lines <= defaults.INDEX_MAX_LINES and len(text) <= defaults.INDEX_MAX_CHARS
+    return Check("index-limits", ok, f"MEMORY.md has {lines} lines, {len(text)} characters")
+
+
+def _no_duplicates(memory: Memory) -> Check:
     duplicates = []
     archive_rel = memory.rel(memory.paths.archive)
     for rel, memory_file in memory.files.items():
@@ -60,57 +67,60 @@ def verify_memory(memory: Memory, before_keys: Iterable[str] | None = None) -> l
             if entry.key in seen:
                 duplicates.append(f"{rel}: {entry.text[:60]}")
             seen.add(entry.key)
-    checks.append(Check("no-duplicates", not duplicates, "; ".join(duplicates[:5])))
+    return Check("no-duplicates", not duplicates, "; ".join(duplicates[:5]))
 
+
+def _no_relative_dates(memory: Memory) -> Check:
     relative = []
+    archive_rel = memory.rel(memory.paths.archive)
     for entry in memory.entries:
         if entry.native or entry.file == archive_rel or not entry.date:
             continue
         found = find_relative_dates(entry.text)
         if found:
             relative.append(f"{entry.file}: '{found[0]}' in {entry.text[:60]}")
-    checks.append(Check("no-relative-dates", not relative, "; ".join(relative[:5])))
+    return Check("no-relative-dates", not relative, "; ".join(relative[:5]))
 
+
+def _index_links(memory: Memory) -> Check:
     missing = []
-    if index is not None:
-        for _, target, _ in index.links:
+    if memory.index is not None:
+        for _, target, _ in memory.index.links:
             local = target.endswith(".md") and "://" not in target and not target.startswith(("#", "/"))
             if local and not (memory.paths.memory_dir / target).is_file():
                 missing.append(target)
-    checks.append(Check("index-links", not missing, ", ".join(missing[:5])))
+    return Check("index-links", not missing, ", ".join(missing[:5]))
 
-    if before_keys is not None:
-        current = {e.key for e in memory.entries}
-        current_hashes = {key_hash(k) for k in current}
-        archived = _archived_text(memory)
-        lost = []
-        for key in before_keys:
-            if key in current or key in current_hashes:
-                continue
-            # A plain key is found in the archive's text, a hash by the archive lines' hashes; a
-            # one-word key of 16 characters looks like both, so both are tried.
-            if key and key in archived:
-                continue
-            if len(key) == 16 and " " not in key and _hash_in_archive(key, memory):
-                continue
-            lost.append(redact(key).text[:60])
-        checks.append(
-            Check(
-                "nothing-lost",
-                not lost,
-                f"{len(lost)} entries missing: " + "; ".join(lost[:5]) if lost else "",
-            )
-        )
 
+def _nothing_lost(memory: Memory, before_keys: Iterable[str]) -> Check:
+    current = {e.key for e in memory.entries}
+    current_hashes = {key_hash(k) for k in current}
+    archived = _archived_text(memory)
+    lost = []
+    for key in before_keys:
+        if key in current or key in current_hashes:
+            continue
+        # A plain key is found in the archive's text, a hash by the archive lines' hashes; a
+        # one-word key of 16 characters looks like both, so both are tried.
+        if key and key in archived:
+            continue
+        if len(key) == 16 and " " not in key and _hash_in_archive(key, memory):
+            continue
+        lost.append(redact(key).text[:60])
+    detail = f"{len(lost)} entries missing: " + "; ".join(lost[:5]) if lost else ""
+    return Check("nothing-lost", not lost, detail)
+
+
+def _no_secrets(memory: Memory) -> Check:
     leaks = []
+    index = memory.index
     for rel, memory_file in [*memory.files.items(), *([("MEMORY.md", index)] if index else [])]:
         if memory_file is None or memory_file.kind in ("unparsed", "native"):
             continue
         kinds = secret_kinds(memory_file.raw.decode("utf-8", "replace"))
         if kinds:
             leaks.append(f"{rel}: {', '.join(sorted(set(kinds)))}")
-    checks.append(Check("no-secrets", not leaks, "; ".join(leaks[:5])))
-    return checks
+    return Check("no-secrets", not leaks, "; ".join(leaks[:5]))
 
 
 def _hash_in_archive(key_hashed: str, memory: Memory) -> bool:

@@ -44,6 +44,8 @@ MANIFEST_NAME = ".install.json"
 MANIFEST_VERSION = 1
 # Hook event -> script in hooks/.
 HOOK_SCRIPTS = {"Stop": "should-dream", "SessionStart": "session-start"}
+# Files the hook scripts run beside them (should-dream's body).
+HOOK_MODULES = ("should_dream.py",)
 SKILL_SOURCE = os.path.join(REPO, "skill", "dream", "SKILL.md")
 SNIPPET_SOURCE = os.path.join(REPO, "CLAUDE.md.snippet")
 # The command as SKILL.md spells it in the repository (and in the plugin form, where nothing is
@@ -448,6 +450,9 @@ def plan_install(layout: Layout, cli_python: str, hook_python: str, claude_md: b
     for event in HOOK_SCRIPTS:
         with open(os.path.join(REPO, "hooks", HOOK_SCRIPTS[event]), "rb") as fh:
             files[layout.hook_script(event)] = (fh.read(), 0o755)
+    for name in HOOK_MODULES:
+        with open(os.path.join(REPO, "hooks", name), "rb") as fh:
+            files[os.path.join(layout.hooks_dir, name)] = (fh.read(), 0o644)
     previous: dict[str, str | None] = {}
     for path, (data, mode) in files.items():
         old = read_bytes(path)
@@ -517,6 +522,7 @@ def plan_uninstall(layout: Layout) -> Plan:
     files = manifest.get("files") or [
         os.path.join(layout.skill_dir, "SKILL.md"),
         *(layout.hook_script(event) for event in HOOK_SCRIPTS),
+        *(os.path.join(layout.hooks_dir, name) for name in HOOK_MODULES),
     ]
     for path in files:
         if not isinstance(path, str) or not path.startswith(layout.skill_dir + os.sep):

@@ -620,6 +620,8 @@ def test_stale_or_broken_cache_is_rebuilt(tmp_path: Path, claude: Path) -> None:
     hook = tmp_path / "hooks" / "should-dream"
     hook.parent.mkdir()
     shutil.copy(HOOK, hook)
+    body = hook.with_name("should_dream.py")
+    shutil.copy(HOOK.with_name("should_dream.py"), body)
     stop_payload = {"session_id": sid(1), "cwd": "/x", "hook_event_name": "Stop"}
     run_hook(stop_payload, claude, hook=hook)
     caches = list((hook.parent / "__pycache__").iterdir())
@@ -628,7 +630,19 @@ def test_stale_or_broken_cache_is_rebuilt(tmp_path: Path, claude: Path) -> None:
     run_hook({**stop_payload, "session_id": sid(2)}, claude, hook=hook)
     caches[0].write_bytes(b"dream-hook 0 0 00\n" + b"\x00" * 10)  # stale stamp
     run_hook({**stop_payload, "session_id": sid(3)}, claude, hook=hook)
-    assert seen_files(claude, "-x") == [sid(1), sid(2), sid(3)]
+    # The body changed (an upgrade): the cache is keyed by the body's stat, so it is rebuilt.
+    body.write_text(body.read_text(encoding="utf-8") + "\n# upgraded\n", encoding="utf-8")
+    run_hook({**stop_payload, "session_id": sid(4)}, claude, hook=hook)
+    assert (
+        b"# upgraded" not in caches[0].read_bytes()
+        and caches[0].read_bytes().split(b" ")[2] == str(body.stat().st_size).encode()
+    )
+    assert seen_files(claude, "-x") == [sid(1), sid(2), sid(3), sid(4)]
+    # Without its body the launcher does nothing, silently, and exits 0.
+    body.unlink()
+    done = run_hook({**stop_payload, "session_id": sid(5)}, claude, hook=hook)  # asserts exit 0, no stderr
+    assert done.stdout == b""
+    assert sid(5) not in seen_files(claude, "-x")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import pytest
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parent.parent
-TARGETS = ["dream", "tests", "scripts", "bench", "install.py"]
+TARGETS = ["dream", "tests", "scripts", "bench", "install.py", "hooks/should_dream.py"]
 
 
 def _tool(name: str) -> str:
@@ -43,4 +43,10 @@ def test_ruff_format_is_applied() -> None:
 
 def test_mypy_strict_is_clean() -> None:
     done = _run(sys.executable, "-m", "mypy", "--strict", "dream")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_mypy_strict_is_clean_on_the_hooks_body() -> None:
+    """The Stop hook's body is a real module (hooks/should_dream.py), checked like the package."""
+    done = _run(sys.executable, "-m", "mypy", "--strict", "hooks/should_dream.py")
     assert done.returncode == 0, done.stdout + done.stderr

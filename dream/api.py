@@ -20,7 +20,7 @@ from dream.config import Config, load_config
 from dream.errors import BusyError, DreamError, ExitCode, TargetStatus, UsageError, VerificationError
 from dream.gather import GatherResult, gather, parse_since
 from dream.layouts import Layout, layout_for
-from dream.paths import MemoryPaths, Paths, resolve_paths
+from dream.paths import MemoryPaths, Paths, last_dream_file, resolve_paths
 from dream.report import RunResult, TargetReport, read_stats_json, save_report_row
 from dream.signals import Signal
 from dream.target import Target
@@ -98,10 +98,10 @@ class Session:
         return layout_for(target.memory_type).memory_paths(target.memory_dir)
 
     def review_path(self, memory_dir: Path) -> Path:
-        return self.paths.review_dir / f"{self.paths.state_key(memory_dir)}.json"
+        return self.paths.review_file(memory_dir)
 
     def _entries_path(self, memory_dir: Path) -> Path:
-        return self.paths.state_dir / "entries" / f"{self.paths.state_key(memory_dir)}.json"
+        return self.paths.entries_file(memory_dir)
 
     # -- RUN ---------------------------------------------------------------------------------
 
@@ -179,9 +179,7 @@ class Session:
             report.diff = "".join(change.diff() for change in plan.changes)
             return report
         try:
-            applied = apply_plan(
-                plan, replan, self.paths.snapshots_dir / self.paths.state_key(target.memory_dir), run_id
-            )
+            applied = apply_plan(plan, replan, self.paths.snapshots_for(target.memory_dir), run_id)
         except BusyError as exc:
             _fill(report, plan)
             report.status, report.failures = TargetStatus.BUSY, [str(exc)]
@@ -207,9 +205,7 @@ class Session:
             report.status, report.failures = TargetStatus.FAILED, [failure]
         assert applied.after is not None  # a successful apply always read what it wrote
         self._save_state(target, plan, review, applied.after)
-        save_report_row(
-            self.paths.reports_dir, self.paths.state_key(target.memory_dir), _report_row(run_id, report)
-        )
+        save_report_row(self.paths.report_file(target.memory_dir), _report_row(run_id, report))
         return report
 
     def _sessions_seen_now(self) -> dict[str, list[str]]:
@@ -266,9 +262,8 @@ class Session:
             target.memory_dir.mkdir(parents=True, exist_ok=True)
             trigger.write_last_dream(target.memory_dir, time.time())
         except OSError as exc:
-            return (
-                f"memory written, but {target.memory_dir / '.last-dream'} could not be: {exc.strerror or exc}"
-            )
+            where = last_dream_file(target.memory_dir)
+            return f"memory written, but {where} could not be: {exc.strerror or exc}"
         trigger.clear_pending(self.paths, [target.key])
         trigger.clear_sessions_seen(self.paths, target.key, seen)
         return None
@@ -353,7 +348,7 @@ class Session:
         projects = []
         for target in self.memory_targets():
             last = trigger.read_last_dream(target.memory_dir)
-            rows = load_report_rows(self.paths.reports_dir, self.paths.state_key(target.memory_dir))
+            rows = load_report_rows(self.paths.report_file(target.memory_dir))
             projects.append(
                 {
                     "key": target.key,
@@ -380,7 +375,7 @@ class Session:
 
         restored = []
         for target in self.memory_targets():
-            snapshots = list_snapshots(self.paths.snapshots_dir / self.paths.state_key(target.memory_dir))
+            snapshots = list_snapshots(self.paths.snapshots_for(target.memory_dir))
             chosen = next((s for s in snapshots if run_id in (None, s.run_id)), None)
             if chosen is None:
                 continue

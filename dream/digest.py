@@ -111,7 +111,7 @@ def _format_id() -> str:
 
 def pack_path(paths: Paths, folder: str) -> Path:
     """The cache file of one evidence folder (`projects/<slug>`, or a layout's own name)."""
-    return paths.digests_dir / f"{folder}.json"
+    return paths.digest_pack(folder)
 
 
 def _cap_per_category(signals: list[Signal]) -> list[Signal]:

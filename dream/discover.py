@@ -7,7 +7,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
 
-from dream.paths import Paths, project_slug
+from dream.paths import (
+    Paths,
+    openclaw_agent_sessions,
+    openclaw_logs_dir,
+    project_memory_dir,
+    project_slug,
+)
 from dream.transcripts import ReadStats, daily_log_date
 
 CLAUDE = "claude"
@@ -100,8 +106,7 @@ def claude_sessions(
     for project in sorted(project_entries, key=lambda p: p.name):
         if folders is not None and project.name not in folders:
             continue
-        base = Path(project.path)
-        for folder in (base, base / "sessions"):
+        for folder in paths.session_folders(Path(project.path)):
             for entry in _scan_jsonl(folder, stats):
                 if entry.name.startswith("agent-"):
                     continue
@@ -119,7 +124,7 @@ def openclaw_sources(
     sources: list[SessionSource] = []
     cutoff = since.date() if since is not None else None
     try:
-        with os.scandir(workspace / "memory") as entries:
+        with os.scandir(openclaw_logs_dir(workspace)) as entries:
             for entry in entries:
                 day = daily_log_date(Path(entry.name))
                 if day is None or (cutoff is not None and day < cutoff):
@@ -130,10 +135,10 @@ def openclaw_sources(
     except FileNotFoundError:
         pass
     except OSError as exc:
-        stats.unreadable.append((str(workspace / "memory"), exc.strerror or "cannot list"))
+        stats.unreadable.append((str(openclaw_logs_dir(workspace)), exc.strerror or "cannot list"))
     try:
         with os.scandir(agents_dir) as agents:
-            agent_dirs = [Path(a.path) / "sessions" for a in agents if _is_dir(a)]
+            agent_dirs = [openclaw_agent_sessions(Path(a.path)) for a in agents if _is_dir(a)]
     except OSError:
         agent_dirs = []
     mtime_cutoff = since.timestamp() if since is not None else None
@@ -161,7 +166,7 @@ def native_memory_dirs(paths: Paths) -> list[Path]:
     try:
         with os.scandir(paths.projects_dir) as projects:
             for project in projects:
-                memory = Path(project.path) / "memory"
+                memory = project_memory_dir(Path(project.path))
                 if memory.is_dir():
                     found.append(memory)
     except OSError:

@@ -27,7 +27,7 @@ from filelock import FileLock, Timeout
 
 from dream import defaults
 from dream.errors import BusyError, DreamError
-from dream.paths import MemoryPaths
+from dream.paths import MemoryPaths, snapshot_files_dir, temp_file
 
 # Every temp file and folder dream creates starts with this, so a run killed at any moment leaves
 # only names that backups skip and a person can recognise.
@@ -86,7 +86,7 @@ def _write_error(path: Path, exc: OSError, untouched: bool = True) -> DreamError
 
 def _temp_path(folder: Path) -> Path:
     # Not derived from the target's name: a 250-byte file name plus a suffix would pass NAME_MAX.
-    return folder / f"{TEMP_PREFIX}{secrets.token_hex(8)}"
+    return temp_file(folder, f"{TEMP_PREFIX}{secrets.token_hex(8)}")
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -478,7 +478,7 @@ def make_first_backup(paths: MemoryPaths, today: date) -> Path | None:
             if entry.name.startswith(tmp_prefix) and entry.is_dir(follow_symlinks=False):
                 shutil.rmtree(entry.path, ignore_errors=True)
     final = paths.backup_dir(today.strftime("%Y%m%d"))
-    tmp = parent / f"{tmp_prefix}{secrets.token_hex(4)}"
+    tmp = temp_file(parent, f"{tmp_prefix}{secrets.token_hex(4)}")
     skip = frozenset({paths.lock.name, paths.native_lock.name})
     try:
         _copy_tree(src, tmp, skip)
@@ -590,7 +590,7 @@ def take_snapshot(snapshot_root: Path, run_id: str, memory_dir: Path, rel_paths:
     try:
         if folder.exists():
             shutil.rmtree(folder)  # an incomplete one left by a killed run with the same id
-        (folder / "files").mkdir(parents=True)
+        snapshot_files_dir(folder).mkdir(parents=True)
     except OSError as exc:
         raise DreamError(f"could not create the snapshot folder {folder}: {describe_os_error(exc)}.") from exc
 
@@ -605,7 +605,7 @@ def take_snapshot(snapshot_root: Path, run_id: str, memory_dir: Path, rel_paths:
             continue
         except OSError as exc:
             raise DreamError(f"could not save {src} before changing it: {describe_os_error(exc)}.") from exc
-        dst = folder / "files" / rel
+        dst = snapshot_files_dir(folder) / rel
         try:
             dst.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -678,7 +678,7 @@ def restore_snapshot(snapshot: Snapshot, memory_dir: Path) -> list[str]:
         if not item["existed"]:
             plan.append((rel, None, None))
             continue
-        saved = snapshot.path / "files" / rel
+        saved = snapshot_files_dir(snapshot.path) / rel
         try:
             data = saved.read_bytes()
         except OSError as exc:

@@ -11,9 +11,9 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import repeat
-from pathlib import Path
 
 from dream.defaults import CATEGORIES
+from dream.paths import package_data
 
 MODEL_RESOURCE = "signal_model.json"
 # Must equal the "version" inside the JSON (checked at load): digests are keyed by it, and
@@ -52,7 +52,7 @@ def _model_text() -> str:
     # The file beside this module, as an installed package has it; importlib.resources (whose
     # import alone costs a new session ~25 ms) only where the package is not plain files.
     try:
-        return (Path(__file__).parent / "data" / MODEL_RESOURCE).read_text(encoding="utf-8")
+        return package_data(MODEL_RESOURCE).read_text(encoding="utf-8")
     except OSError:
         from importlib import resources
 

@@ -17,6 +17,7 @@ from dream.contradiction import contradiction
 from dream.dates import find_relative_dates
 from dream.matching import TermIndex
 from dream.memory import Memory
+from dream.paths import claude_md_file
 from dream.sentences import split_sentences
 from dream.statement import analyse
 
@@ -71,7 +72,7 @@ def orient_memory(key: str, memory: Memory, project_dir: Path | None) -> OrientR
             report.relative_dates.append(f"{entry.file}: '{found[0]}' in {entry.text[:80]}")
     report.contradictions = _contradictions(memory)
     if project_dir is not None:
-        report.claude_md_conflicts = _claude_md_conflicts(memory, project_dir / "CLAUDE.md")
+        report.claude_md_conflicts = _claude_md_conflicts(memory, claude_md_file(project_dir))
     return report
 
 

@@ -100,6 +100,14 @@ class MemoryPaths:
     def backup_dir(self, yyyymmdd: str) -> Path:
         return self.memory_dir.with_name(f"{self.memory_dir.name}-backup-{yyyymmdd}")
 
+    def file(self, rel: str) -> Path:
+        """A memory file by its name relative to the memory dir (`facts.md`, `memory/facts.md`)."""
+        return self.memory_dir / rel
+
+    def topic(self, name: str) -> Path:
+        """A topic file by its base name, where this layout keeps topic files."""
+        return self.topic_dir / name
+
 
 @dataclass(frozen=True)
 class Paths:
@@ -115,7 +123,7 @@ class Paths:
     snapshots_dir: Path
 
     def native_memory_dir(self, key: str) -> Path:
-        return self.projects_dir / key / "memory"
+        return project_memory_dir(self.projects_dir / key)
 
     def memory_key_for_cwd(self, cwd: str) -> str:
         """The project key a session belongs to: its git root's slug, else its own cwd's slug."""
@@ -125,6 +133,37 @@ class Paths:
     def state_key(self, memory_dir: Path) -> str:
         """A stable name for per-memory-dir state kept under the Claude dir."""
         return project_slug(os.path.abspath(memory_dir))
+
+    # dream's own state for one memory dir, under `<claude>/dream/`, never inside the memory dir.
+
+    def review_file(self, memory_dir: Path) -> Path:
+        return self.review_dir / f"{self.state_key(memory_dir)}.json"
+
+    def entries_file(self, memory_dir: Path) -> Path:
+        """The entry ledger: hashes of the entries a run left, for `verify`'s nothing-lost."""
+        return self.state_dir / "entries" / f"{self.state_key(memory_dir)}.json"
+
+    def snapshots_for(self, memory_dir: Path) -> Path:
+        return self.snapshots_dir / self.state_key(memory_dir)
+
+    def report_file(self, memory_dir: Path) -> Path:
+        return self.reports_dir / f"{self.state_key(memory_dir)}.jsonl"
+
+    def digest_pack(self, folder: str) -> Path:
+        """The digest cache of one evidence folder (`projects/<slug>`, or a layout's own name)."""
+        return self.digests_dir / f"{folder}.json"
+
+    def seen_dir(self, key: str) -> Path:
+        """Sessions the Stop hook counted for a project since its last dream."""
+        return self.sessions_seen_dir / key
+
+    @property
+    def pending_lock(self) -> Path:
+        return self.state_dir / "pending.lock"
+
+    def session_folders(self, project_folder: Path) -> tuple[Path, Path]:
+        """Where a project folder's transcripts are: the folder, and `sessions/` (older docs)."""
+        return project_folder, project_folder / "sessions"
 
 
 def resolve_paths(claude_dir: str | os.PathLike[str] | None = None) -> Paths:
@@ -153,7 +192,7 @@ def memory_paths(memory_dir: Path, *, topics_in_subdir: bool = False) -> MemoryP
         topic_dir=topic_dir,
         index=memory_dir / "MEMORY.md",
         archive=topic_dir / "archive.md",
-        last_dream=memory_dir / ".last-dream",
+        last_dream=last_dream_file(memory_dir),
         lock=memory_dir / ".dream.lock",
         native_lock=memory_dir / ".consolidate-lock",
     )
@@ -171,6 +210,44 @@ def openclaw_workspace(project: Path | None) -> Path:
 def openclaw_agents_dir(workspace: Path) -> Path:
     """Where OpenClaw keeps its agents' session transcripts, beside the workspace."""
     return workspace.parent / "agents"
+
+
+def openclaw_logs_dir(workspace: Path) -> Path:
+    """OpenClaw's daily logs `memory/YYYY-MM-DD.md` (and dream's topic files beside them)."""
+    return workspace / "memory"
+
+
+def openclaw_agent_sessions(agent_dir: Path) -> Path:
+    return agent_dir / "sessions"
+
+
+def project_memory_dir(project_folder: Path) -> Path:
+    """Claude Code's memory dir inside a `projects/<slug>` folder."""
+    return project_folder / "memory"
+
+
+def snapshot_files_dir(snapshot: Path) -> Path:
+    """Inside one snapshot: the saved copies of the memory files."""
+    return snapshot / "files"
+
+
+def last_dream_file(memory_dir: Path) -> Path:
+    return memory_dir / ".last-dream"
+
+
+def package_data(name: str) -> Path:
+    """A file shipped in the package's `data/` folder (the signal model)."""
+    return Path(__file__).parent / "data" / name
+
+
+def claude_md_file(project_dir: Path) -> Path:
+    """The project's CLAUDE.md, which orient compares memory with (never edited)."""
+    return project_dir / "CLAUDE.md"
+
+
+def temp_file(folder: Path, name: str) -> Path:
+    """A temporary file in `folder` (same file system as its target, so the rename is atomic)."""
+    return folder / name
 
 
 def is_inside(path: str | os.PathLike[str], root: Path) -> bool:

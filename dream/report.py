@@ -146,20 +146,18 @@ def read_summary_line(stats: ReadStats | None, cached: int = 0) -> str:
     return "dream: " + "; ".join(parts)
 
 
-def save_report_row(reports_dir: Path, state_key: str, row: dict[str, Any]) -> None:
-    """Append one row for this memory dir and keep the newest REPORTS_KEPT."""
+def save_report_row(path: Path, row: dict[str, Any]) -> None:
+    """Append one row to a memory dir's report file and keep the newest REPORTS_KEPT."""
     from dream.fsio import atomic_write_text
 
-    path = reports_dir / f"{state_key}.jsonl"
-    rows = load_report_rows(reports_dir, state_key)
+    rows = load_report_rows(path)
     rows.append(row)
     rows = rows[-defaults.REPORTS_KEPT :]
-    reports_dir.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
 
 
-def load_report_rows(reports_dir: Path, state_key: str) -> list[dict[str, Any]]:
-    path = reports_dir / f"{state_key}.jsonl"
+def load_report_rows(path: Path) -> list[dict[str, Any]]:
     rows = []
     try:
         for line in path.read_text(encoding="utf-8").splitlines():

@@ -25,11 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dream import defaults
-from dream.paths import Paths
+from dream.paths import Paths, last_dream_file
 
 FLAG_VERSION = 1
-LAST_DREAM_NAME = ".last-dream"
-PENDING_LOCK_NAME = "pending.lock"
 # The hook gives up on the lock quickly; the library waits longer: a run that finished must not
 # leave its projects in the flag because a hook was writing at that moment.
 LOCK_TIMEOUT_SECONDS = defaults.LOCK_TIMEOUT_SECONDS
@@ -110,9 +108,7 @@ def _pending_lock(paths: Paths, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterat
     Raises TimeoutError when it cannot be had within `timeout` seconds.
     """
     paths.state_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(
-        paths.state_dir / PENDING_LOCK_NAME, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644
-    )
+    fd = os.open(paths.pending_lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
     try:
         _acquire(fd, timeout)
         try:
@@ -249,7 +245,7 @@ def clear_pending(paths: Paths, keys: Iterable[str]) -> None:
 def _seen_dir(paths: Paths, key: str) -> Path:
     if not _valid_key(key):
         raise ValueError(f"not a project key: {key!r}")
-    return paths.sessions_seen_dir / key
+    return paths.seen_dir(key)
 
 
 def sessions_seen(paths: Paths, key: str) -> list[str]:
@@ -279,7 +275,7 @@ def clear_sessions_seen(paths: Paths, key: str, session_ids: Iterable[str]) -> N
 def read_last_dream(memory_dir: Path) -> float | None:
     """Epoch seconds of the last successful dream of this memory dir, or None: never (or unreadable)."""
     try:
-        text = (memory_dir / LAST_DREAM_NAME).read_text(encoding="utf-8", errors="replace")
+        text = last_dream_file(memory_dir).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
     try:
@@ -295,4 +291,4 @@ def write_last_dream(memory_dir: Path, when: float | None = None) -> None:
     """Record a successful dream at `when` (default now), atomically; creates the memory dir."""
     stamp = time.time() if when is None else when
     memory_dir.mkdir(parents=True, exist_ok=True)
-    _atomic_write(memory_dir / LAST_DREAM_NAME, f"{stamp:.3f}\n".encode("ascii"))
+    _atomic_write(last_dream_file(memory_dir), f"{stamp:.3f}\n".encode("ascii"))

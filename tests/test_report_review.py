@@ -372,8 +372,8 @@ def test_report_rows_keep_the_newest_50(tmp_path: Path) -> None:
     from dream.report import load_report_rows, save_report_row
 
     for i in range(55):
-        save_report_row(tmp_path, "key", {"run_id": f"r{i:02d}", "status": "ok"})
-    rows = load_report_rows(tmp_path, "key")
+        save_report_row(tmp_path / "key.jsonl", {"run_id": f"r{i:02d}", "status": "ok"})
+    rows = load_report_rows(tmp_path / "key.jsonl")
     assert [r["run_id"] for r in rows] == [f"r{i:02d}" for i in range(5, 55)]
 
 

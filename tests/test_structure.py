@@ -93,6 +93,30 @@ def test_no_layout_branch_outside_the_layouts() -> None:
     assert found == []
 
 
+def test_no_path_is_spelled_outside_the_path_resolver() -> None:
+    """Every file and folder name dream reads or writes is joined in dream/paths.py: elsewhere a
+    path is a resolved one, or a resolved folder joined with a name read from it (`memory_dir / rel`)."""
+    found = []
+    for path in PACKAGE.rglob("*.py"):
+        if path.name == "paths.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            literal_join = (
+                isinstance(node, ast.BinOp)
+                and isinstance(node.op, ast.Div)
+                and isinstance(node.right, (ast.Constant, ast.JoinedStr))
+                and isinstance(getattr(node.right, "value", ""), str)
+            )
+            os_join = (
+                isinstance(node, ast.Attribute)
+                and node.attr == "join"
+                and getattr(node.value, "attr", None) == "path"
+            )
+            if literal_join or os_join:
+                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert found == []
+
+
 def test_the_library_never_prints() -> None:
     """Only the CLI writes to the terminal; the library returns typed results."""
     found = []

@@ -22,6 +22,20 @@ from dream.gather import GatherResult, gather, parse_since
 from dream.layouts import Layout, layout_for
 from dream.paths import MemoryPaths, Paths, last_dream_file, resolve_paths
 from dream.report import RunResult, TargetReport, read_stats_json, save_report_row
+from dream.results import (
+    OrientResult,
+    ProjectStatus,
+    RejectResult,
+    RestoredTarget,
+    RestoreResult,
+    ReviewItem,
+    ReviewResult,
+    RunSummary,
+    SignalsResult,
+    StatusResult,
+    TargetChecks,
+    VerifyResult,
+)
 from dream.signals import Signal
 from dream.target import Target
 from dream.transcripts import ReadStats
@@ -74,6 +88,11 @@ class Session:
         self.last_gather = result.read
         self.last_cached = result.digests.reused
         return result
+
+    def signals_result(self, *, write_cache: bool = True) -> SignalsResult:
+        """The signals of the window, with what the gather read (for the CLI's summary line)."""
+        found = self.signals(write_cache=write_cache)
+        return SignalsResult(found, self.last_gather, self.last_cached)
 
     def signals(self, *, write_cache: bool = True) -> list[Signal]:
         result = self.gather(write_cache=write_cache)
@@ -268,7 +287,7 @@ class Session:
         trigger.clear_sessions_seen(self.paths, target.key, seen)
         return None
 
-    def orient(self) -> list[Any]:
+    def orient(self) -> OrientResult:
         """ORIENT for every memory dir: sizes, relative dates, contradictions, CLAUDE.md conflicts."""
         from dream.orient import orient_memory
 
@@ -280,7 +299,7 @@ class Session:
             if gathered is not None and target.key in gathered.targets:
                 target.cwd = gathered.targets[target.key].cwd
             reports.append(orient_memory(target.key, memory, layout.project_dir(target)))
-        return reports
+        return OrientResult(reports)
 
     # -- VERIFY, REVIEW, STATUS, RESTORE --------------------------------------------------------
 
@@ -288,7 +307,7 @@ class Session:
         """Memory dirs this session points at, without reading transcripts."""
         return self.layout.targets(self.paths, self.project)
 
-    def verify(self) -> list[tuple[Target, list[Any]]]:
+    def verify(self) -> VerifyResult:
         from dream.verify import verify_memory
 
         results = []
@@ -300,26 +319,26 @@ class Session:
                 before = list(data.get("entries", []))
             except (OSError, ValueError):
                 before = None
-            results.append((target, verify_memory(memory, before)))
-        return results
+            results.append(TargetChecks(target.key, verify_memory(memory, before)))
+        return VerifyResult(results)
 
-    def review_items(self) -> list[tuple[Target, dict[str, Any]]]:
-        items: list[tuple[Target, dict[str, Any]]] = []
+    def review_items(self) -> ReviewResult:
+        from dream.review import load_review
+
+        items: list[ReviewItem] = []
         for target in self.memory_targets():
-            from dream.review import load_review
-
             review = load_review(self.review_path(target.memory_dir))
-            items.extend((target, data) for data in review.pending.values())
-        return items
+            items.extend(ReviewItem(target.key, data) for data in review.pending.values())
+        return ReviewResult(items)
 
     def approve(self, ids: list[str]) -> RunResult:
-        known = {data["id"] for _, data in self.review_items()}
+        known = {item.proposal["id"] for item in self.review_items().items}
         unknown = [i for i in ids if i not in known]
         if unknown:
             raise UsageError(f"no pending proposal with id {', '.join(unknown)} (see `dream review`)")
         return self.run(approved=set(ids))
 
-    def reject(self, ids: list[str]) -> int:
+    def reject(self, ids: list[str]) -> RejectResult:
         from dream.fsio import atomic_write_text
 
         done = 0
@@ -339,9 +358,9 @@ class Session:
             done += len(hit)
         if done < len(set(ids)):
             raise UsageError("some ids are not pending (see `dream review`)")
-        return done
+        return RejectResult(done)
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> StatusResult:
         from dream.report import load_report_rows
 
         pending = trigger.read_pending(self.paths)
@@ -350,27 +369,27 @@ class Session:
             last = trigger.read_last_dream(target.memory_dir)
             rows = load_report_rows(self.paths.report_file(target.memory_dir))
             projects.append(
-                {
-                    "key": target.key,
-                    "memory_dir": str(target.memory_dir),
-                    "hours_since_last_dream": round((time.time() - last) / 3600, 1) if last else None,
-                    "sessions_since_last_dream": len(trigger.sessions_seen(self.paths, target.key)),
-                    "pending": target.key in pending,
-                    "last_runs": [
-                        {"run_id": r.get("run_id"), "status": r.get("status"), "counts": r.get("counts")}
-                        for r in rows[-5:]
+                ProjectStatus(
+                    key=target.key,
+                    memory_dir=str(target.memory_dir),
+                    hours_since_last_dream=round((time.time() - last) / 3600, 1) if last else None,
+                    sessions_since_last_dream=len(trigger.sessions_seen(self.paths, target.key)),
+                    pending=target.key in pending,
+                    last_runs=[
+                        RunSummary(r.get("run_id"), r.get("status"), r.get("counts")) for r in rows[-5:]
                     ],
-                }
+                )
             )
-        return {
-            "claude_dir": str(self.paths.claude_dir),
-            "pending_flag": self.paths.pending_flag.exists(),
-            "pending_projects": sorted(pending),
-            "thresholds": {"min_hours": self.config.min_hours, "min_sessions": self.config.min_sessions},
-            "projects": projects,
-        }
+        return StatusResult(
+            claude_dir=str(self.paths.claude_dir),
+            pending_flag=self.paths.pending_flag.exists(),
+            pending_projects=sorted(pending),
+            min_hours=self.config.min_hours,
+            min_sessions=self.config.min_sessions,
+            projects=projects,
+        )
 
-    def restore(self, run_id: str | None = None) -> list[tuple[Target, list[str]]]:
+    def restore(self, run_id: str | None = None) -> RestoreResult:
         from dream.fsio import MemoryLock, list_snapshots, restore_snapshot
 
         restored = []
@@ -380,10 +399,10 @@ class Session:
             if chosen is None:
                 continue
             with MemoryLock(self.memory_paths(target)):
-                restored.append((target, restore_snapshot(chosen, target.memory_dir)))
+                restored.append(RestoredTarget(target.key, restore_snapshot(chosen, target.memory_dir)))
         if run_id is not None and not restored:
             raise UsageError(f"no snapshot {run_id}")
-        return restored
+        return RestoreResult(restored)
 
 
 def _fill(report: TargetReport, plan: Any) -> None:

@@ -1810,7 +1810,7 @@ def check_kills(
                 f"kill {index} ({kind} {point}): recovery exit {recovery.returncode}: "
                 f"{recovery.stdout[-800:]} {recovery.stderr[-800:]}"
             )
-        checks = [c for _, cs in Session.open(claude_dir=work_home.claude).verify() for c in cs]
+        checks = [c for t in Session.open(claude_dir=work_home.claude).verify().targets for c in t.checks]
         if not all(c.ok for c in checks):
             figures.failed_verifies += 1
             figures.problems.append(f"kill {index}: verify fails: {[c for c in checks if not c.ok]}")
@@ -2284,7 +2284,7 @@ def check_run_pairs(work: Path, rounds: int, seed: int, figures: ConcurrencyFigu
         if lost:
             figures.lost_entries += len(lost)
             figures.problems.append(f"round {round_}: lost {lost[:3]}")
-        checks = [c for _, cs in Session.open(claude_dir=home.claude).verify() for c in cs]
+        checks = [c for t in Session.open(claude_dir=home.claude).verify().targets for c in t.checks]
         if not all(c.ok for c in checks):
             figures.failed_verifies += 1
             figures.problems.append(f"round {round_}: verify {[c for c in checks if not c.ok]}")

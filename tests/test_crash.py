@@ -195,7 +195,9 @@ def test_sigkill_at_random_moments_leaves_old_or_new_files_and_the_next_run_comp
             code, failure = result.exit_code, "; ".join(f for t in result.targets for f in t.failures)
         if code != 0:
             problems.append(f"{label}: next run exit {code} {failure[:160]}")
-        checks = [c.name for _, cs in Session.open(claude_dir=claude).verify() for c in cs if not c.ok]
+        checks = [
+            c.name for t in Session.open(claude_dir=claude).verify().targets for c in t.checks if not c.ok
+        ]
         if checks:
             problems.append(f"{label}: verify fails {checks}")
         lost = _lost(memory, texts)
@@ -280,7 +282,7 @@ def test_killed_between_any_two_file_writes_the_next_run_completes_and_loses_not
         lost = _lost(memory, texts)
         if lost:
             problems.append(f"{len(lost)} entries lost, e.g. {lost[:2]}")
-        checks = [c for _, cs in Session.open(claude_dir=claude).verify() for c in cs if not c.ok]
+        checks = [c for t in Session.open(claude_dir=claude).verify().targets for c in t.checks if not c.ok]
         if checks:
             problems.append(f"verify: {[c.name for c in checks]}")
         if problems:

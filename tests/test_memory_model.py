@@ -306,7 +306,9 @@ def test_a_signal_for_an_unparseable_topic_file_is_not_reported_applied_and_drop
     if applied:
         assert written, "reported applied, written nowhere"
     waiting = [
-        i for _, i in Session.open(claude_dir=home.claude).review_items() if "Fly.io" in str(i["text"])
+        i.proposal
+        for i in Session.open(claude_dir=home.claude).review_items().items
+        if "Fly.io" in str(i.proposal["text"])
     ]
     assert written or waiting, "the fact was neither written nor kept for review"
 

@@ -49,7 +49,7 @@ class Home(MemoryHome):
         """The review queue as `dream review --json` lists it (read in-process: no interpreter start)."""
         from dream.api import Session
 
-        return [data for _, data in Session.open(claude_dir=self.claude).review_items()]
+        return [item.proposal for item in Session.open(claude_dir=self.claude).review_items().items]
 
     def entries(self) -> list[str]:
         memory = load_memory(memory_paths(self.memory, "native"), "native")

@@ -1,0 +1,319 @@
+"""One renderer: every command's typed result as text for a person, or as JSON.
+
+The CLI parses options, calls the library and hands the result here; nothing else prints.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from functools import singledispatch
+from typing import Any
+
+from dream import defaults
+from dream.report import RunResult, TargetReport
+from dream.results import (
+    OrientResult,
+    RejectResult,
+    RestoreResult,
+    ReviewResult,
+    SignalsResult,
+    StatusResult,
+    VerifyResult,
+)
+from dream.transcripts import Excluded, ReadStats
+
+
+@dataclass(frozen=True)
+class Rendered:
+    stdout: str  # results
+    stderr: str = ""  # diagnostics: what was read, what failed
+
+
+def render(result: Any, as_json: bool = False) -> Rendered:
+    """The text (or JSON) of a command's result."""
+    return _render(result, as_json)
+
+
+@singledispatch
+def _render(result: Any, as_json: bool) -> Rendered:
+    raise TypeError(f"no renderer for {type(result).__name__}")
+
+
+def _json(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=2)
+
+
+@_render.register
+def _(result: RunResult, as_json: bool) -> Rendered:
+    return Rendered(render_run(result, as_json))
+
+
+@_render.register
+def _(result: SignalsResult, as_json: bool) -> Rendered:
+    if as_json:
+        lines = [json.dumps(signal.public_json(), ensure_ascii=False) for signal in result.signals]
+    else:
+        lines = [f"{s.timestamp[:10]} {s.category:<10} {s.confidence:.2f}  {s.text}" for s in result.signals]
+    return Rendered("\n".join(lines), read_summary_line(result.read, result.cached))
+
+
+@_render.register
+def _(result: OrientResult, as_json: bool) -> Rendered:
+    if as_json:
+        return Rendered(_json(result.to_json()))
+    out = [] if result.reports else ["no memory found"]
+    for report in result.reports:
+        out.append(f"== {report.key}  ({report.memory_dir})")
+        if report.index:
+            idx = report.index
+            flag = "  OVER Claude Code's load limit" if idx["over_limit"] else ""
+            size = f"{idx['lines']}/{idx['max_lines']} lines, {idx['chars']}/{idx['max_chars']} chars"
+            out.append(f"MEMORY.md: {size}{flag}")
+        for item in report.files:
+            counts = f"{item['entries']:>5} entries {item['lines']:>6} lines"
+            out.append(f"  {item['file']:<28} {item['kind']:<8} {counts}  {item['modified']}")
+        out += [f"  relative date without anchor: {line}" for line in report.relative_dates]
+        out += [
+            f"  contradiction on '{item['on']}': {item['a']}  <>  {item['b']}"
+            for item in report.contradictions
+        ]
+        out += [
+            f"  contradicts CLAUDE.md on '{item['on']}' (review; dream never edits CLAUDE.md): "
+            f"{item['memory']}  <>  {item['claude_md']}"
+            for item in report.claude_md_conflicts
+        ]
+        out += [
+            f"  cannot parse, left untouched: {item['file']}: {item['error']}" for item in report.unparsed
+        ]
+    return Rendered("\n".join(out))
+
+
+@_render.register
+def _(result: VerifyResult, as_json: bool) -> Rendered:
+    failed = result.failed
+    stderr = f"dream: verification failed: {', '.join(failed)}" if failed else ""
+    if as_json:
+        return Rendered(_json(result.to_json()), stderr)
+    lines = [
+        f"{'ok  ' if check.ok else 'FAIL'} {target.project} {check.name}"
+        + (f": {check.detail}" if check.detail else "")
+        for target in result.targets
+        for check in target.checks
+    ]
+    return Rendered("\n".join(lines), stderr)
+
+
+@_render.register
+def _(result: StatusResult, as_json: bool) -> Rendered:
+    if as_json:
+        return Rendered(_json(result.to_json()))
+    out = [f"claude dir: {result.claude_dir}"]
+    out.append(
+        f"pending flag: {'yes' if result.pending_flag else 'no'}"
+        + (f" ({', '.join(result.pending_projects)})" if result.pending_projects else "")
+    )
+    out.append(f"thresholds: {result.min_hours} h and {result.min_sessions} sessions")
+    for project in result.projects:
+        hours = project.hours_since_last_dream
+        out.append(
+            f"== {project.key}: last dream {'never' if hours is None else f'{hours} h ago'}, "
+            f"{project.sessions_since_last_dream} sessions since"
+        )
+        out += [f"   {run.run_id} {run.status} {run.counts}" for run in project.last_runs]
+    return Rendered("\n".join(out))
+
+
+@_render.register
+def _(result: ReviewResult, as_json: bool) -> Rendered:
+    if as_json:
+        return Rendered(_json(result.to_json()))
+    if not result.items:
+        return Rendered("nothing waits for review")
+    out = []
+    for item in result.items:
+        data = item.proposal
+        out.append(f"{data['id']}  {item.project}  {data['action']} {data['file']}: {data['text']}")
+        out.append(f"    why pending: {data.get('why') or ', '.join(data.get('hold', []))}")
+    return Rendered("\n".join(out))
+
+
+@_render.register
+def _(result: RejectResult, as_json: bool) -> Rendered:
+    if as_json:
+        return Rendered(_json({"rejected": result.rejected}))
+    return Rendered(f"rejected {result.rejected} proposal(s)")
+
+
+@_render.register
+def _(result: RestoreResult, as_json: bool) -> Rendered:
+    if as_json:
+        return Rendered(_json([{"project": t.project, "files": t.files} for t in result.restored]))
+    if not result.restored:
+        return Rendered("no snapshot to restore")
+    return Rendered(
+        "\n".join(f"{t.project}: restored {', '.join(t.files) or 'nothing'}" for t in result.restored)
+    )
+
+
+def excluded_line(excluded: dict[str, int]) -> str:
+    """`skipped: 412 SDK-session entries, 18 task notifications, …`: what was not the person's."""
+    parts = [f"{excluded[kind.key]} {kind.value}" for kind in Excluded if excluded.get(kind.key)]
+    return "skipped (not your words): " + ", ".join(parts)
+
+
+def read_summary_line(stats: ReadStats | None, cached: int = 0) -> str:
+    """One line on what a gather read; `cached`: sessions whose digest was reused unread."""
+    if stats is None:
+        return ""
+    skipped = stats.malformed_lines + stats.oversized_lines + stats.truncated_last_lines
+    parts = [f"read {stats.files} files, {stats.user_messages} user messages"]
+    if cached:
+        parts.insert(0, f"{_count(cached, 'session', 'sessions')} unchanged since last read (digest cache)")
+    if skipped:
+        parts.append(
+            f"skipped {skipped} lines (malformed {stats.malformed_lines}, oversized {stats.oversized_lines}, "
+            f"truncated {stats.truncated_last_lines})"
+        )
+    if stats.excluded:
+        parts.append(excluded_line({kind.key: n for kind, n in stats.excluded.items()}))
+    if stats.invalid_utf8_lines:
+        parts.append(f"{stats.invalid_utf8_lines} lines with invalid UTF-8 (read with replacement)")
+    if stats.unreadable:
+        names = ", ".join(f"{p} ({r})" for p, r in stats.unreadable[:3])
+        more = f" and {len(stats.unreadable) - 3} more" if len(stats.unreadable) > 3 else ""
+        parts.append(f"could not read {names}{more}")
+    return "dream: " + "; ".join(parts)
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def render_run(result: RunResult, as_json: bool = False) -> str:
+    if as_json:
+        return json.dumps(result.to_json(), ensure_ascii=False, indent=2)
+    out: list[str] = []
+    mode = "DRY RUN (nothing written)" if result.dry_run else "run"
+    read = result.read
+    skipped = read["skipped"]
+    out.append(f"dream {mode} {result.run_id}  window since {result.since[:10]}")
+    out.append(
+        f"read: {read['files']} session files, {read['user_messages']} user messages; "
+        f"digests built {result.digests['built']}, reused {result.digests['reused']}, "
+        f"dropped {result.digests['dropped']}; "
+        f"lines skipped: {skipped['malformed']} malformed, {skipped['oversized']} oversized, "
+        f"{skipped['truncated_last_line']} truncated, {skipped['invalid_utf8']} invalid UTF-8"
+    )
+    if read.get("excluded"):
+        out.append(excluded_line(read["excluded"]))
+    for item in read["unreadable"]:
+        out.append(f"  could not read {item['path']}: {item['reason']}")
+    if read.get("tool_injections"):
+        out.append(
+            f"unsafe text: {_count(read['tool_injections'], 'tool result', 'tool results')} "
+            "tried to instruct the agent "
+            "(ignored: only your own words can become memory)"
+        )
+    if not result.targets:
+        out.append("no memory to consolidate in this window")
+    for target in result.targets:
+        out.extend(_render_target(target, result.dry_run))
+    for failure in result.failures[: defaults.REPORT_MAX_FAILURES]:
+        out.append(f"failure: {failure}")
+    return "\n".join(out)
+
+
+def _render_target(target: TargetReport, dry_run: bool) -> list[str]:
+    counts = target.counts()
+    out = ["", f"== {target.key}  ({target.memory_type}: {target.memory_dir})  [{target.status}]"]
+    out.append(
+        f"sessions {target.sessions}, signals {target.signals}; "
+        f"added {counts['added']}, updated {counts['updated']}, "
+        f"contradictions resolved {counts['contradictions_resolved']}, archived {counts['archived']}, "
+        f"pending review {counts['pending']}, refused {counts['refused']}"
+    )
+    out += _render_proposals(target) + _render_refusals(target) + _render_notes(target)
+    for check in target.checks:
+        if not check["ok"]:
+            out.append(f"VERIFY FAILED {check['name']}: {check['detail']}")
+    for failure in target.failures[: defaults.REPORT_MAX_FAILURES]:
+        out.append(f"failure: {failure}")
+    if dry_run and target.diff:
+        out.append("planned change:")
+        out.append(target.diff.rstrip("\n"))
+    elif dry_run:
+        out.append("planned change: none")
+    return out
+
+
+def _render_proposals(target: TargetReport) -> list[str]:
+    if not target.proposals:
+        return []
+    out = ["proposals:"]
+    for p in target.proposals[: defaults.REPORT_MAX_PROPOSALS]:
+        out.append(f"  [{p['outcome']}] {p['id']} {p['action']} {p['file']}: {p['text'][:100]}")
+        if p["outcome"] != "applied":
+            out.append(f"      why: {p['why']}")
+    if len(target.proposals) > defaults.REPORT_MAX_PROPOSALS:
+        out.append(f"  … and {len(target.proposals) - defaults.REPORT_MAX_PROPOSALS} more")
+    return out
+
+
+def _render_refusals(target: TargetReport) -> list[str]:
+    if not target.refusals:
+        return []
+    reasons = Counter(r["reason"] for r in target.refusals)
+    out = ["refused: " + ", ".join(f"{n} {reason}" for reason, n in sorted(reasons.items()))]
+    for r in target.refusals[: defaults.REPORT_MAX_REFUSALS]:
+        out.append(
+            f"  {r['reason']}: {r['text'][:80]}" + (f" ({r['detail'][:80]})" if r.get("detail") else "")
+        )
+    if len(target.refusals) > defaults.REPORT_MAX_REFUSALS:
+        out.append(f"  … and {len(target.refusals) - defaults.REPORT_MAX_REFUSALS} more")
+    return out
+
+
+def _render_notes(target: TargetReport) -> list[str]:
+    """Redactions, holds, archive, budget, migration, limits, what was written."""
+    out = []
+    if target.redactions:
+        out.append(
+            "redacted secrets: " + ", ".join(f"{kind} ×{n}" for kind, n in sorted(target.redactions.items()))
+        )
+    if target.unsafe:
+        out.append(
+            "held as unsafe (text that tries to instruct the agent): " + ", ".join(sorted(set(target.unsafe)))
+        )
+    out += [
+        f"archived: {item['text'][:80]}  — {item['reason'][:80]}"
+        for item in target.archived[: defaults.REPORT_MAX_PROPOSALS]
+    ]
+    if target.budget:
+        b = target.budget
+        out.append(
+            f"budget: {b['applied']} of at most {b['cap']} changes applied; "
+            f"{b['left_pending_over_cap']} left pending over the cap"
+        )
+    if target.missing_project:
+        archived = "; its memory was archived" if target.pruned else ""
+        out.append(
+            "project folder and transcripts no longer exist"
+            + (archived or "; run with --prune-missing-projects to archive its memory")
+        )
+    if target.migrated:
+        out.append(
+            f"moved {_count(target.migrated, 'inline entry', 'inline entries')} "
+            "out of MEMORY.md into topic files"
+        )
+    if target.demoted:
+        out.append(
+            f"left out of MEMORY.md to stay under Claude Code's limits: {len(target.demoted)} index lines"
+        )
+    out += [f"left untouched (cannot parse): {item['file']}: {item['error']}" for item in target.unparsed]
+    if target.written:
+        out.append("written: " + ", ".join(target.written))
+    if target.backup:
+        out.append(f"first-run backup: {target.backup}")
+    return out

@@ -7,7 +7,6 @@ result = session.run(dry_run=True)
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from dataclasses import dataclass, field
@@ -21,7 +20,7 @@ from dream.errors import BusyError, DreamError, ExitCode, TargetStatus, UsageErr
 from dream.gather import GatherResult, gather, parse_since
 from dream.layouts import Layout, layout_for
 from dream.paths import MemoryPaths, Paths, last_dream_file, resolve_paths
-from dream.report import RunResult, TargetReport, read_stats_json, save_report_row
+from dream.report import RunResult, TargetReport, read_stats_json
 from dream.results import (
     OrientResult,
     ProjectStatus,
@@ -37,6 +36,7 @@ from dream.results import (
     VerifyResult,
 )
 from dream.signals import Signal
+from dream.state import EntryLedger, StateStore
 from dream.target import Target
 from dream.transcripts import ReadStats
 
@@ -116,11 +116,9 @@ class Session:
     def memory_paths(self, target: Target) -> MemoryPaths:
         return layout_for(target.memory_type).memory_paths(target.memory_dir)
 
-    def review_path(self, memory_dir: Path) -> Path:
-        return self.paths.review_file(memory_dir)
-
-    def _entries_path(self, memory_dir: Path) -> Path:
-        return self.paths.entries_file(memory_dir)
+    @property
+    def state(self) -> StateStore:
+        return StateStore(self.paths)
 
     # -- RUN ---------------------------------------------------------------------------------
 
@@ -168,9 +166,7 @@ class Session:
             if not dry_run and target.digests:
                 self._mark_dreamt(target)  # nothing to write: a failure here is the next run's
             return None
-        from dream.review import load_review
-
-        review = load_review(self.review_path(target.memory_dir))
+        review = self.state.review(target.memory_dir)
         today = self.now.date()
 
         def replan(current: Memory) -> Any:
@@ -198,7 +194,7 @@ class Session:
             report.diff = "".join(change.diff() for change in plan.changes)
             return report
         try:
-            applied = apply_plan(plan, replan, self.paths.snapshots_for(target.memory_dir), run_id)
+            applied = apply_plan(plan, replan, self.state.snapshots(target.memory_dir), run_id)
         except BusyError as exc:
             _fill(report, plan)
             report.status, report.failures = TargetStatus.BUSY, [str(exc)]
@@ -224,7 +220,7 @@ class Session:
             report.status, report.failures = TargetStatus.FAILED, [failure]
         assert applied.after is not None  # a successful apply always read what it wrote
         self._save_state(target, plan, review, applied.after)
-        save_report_row(self.paths.report_file(target.memory_dir), _report_row(run_id, report))
+        self.state.append_report_row(target.memory_dir, _report_row(run_id, report))
         return report
 
     def _sessions_seen_now(self) -> dict[str, list[str]]:
@@ -235,7 +231,6 @@ class Session:
         return {key: trigger.sessions_seen(self.paths, key) for key in keys}
 
     def _save_state(self, target: Target, plan: Any, review: ReviewState, after: Memory) -> None:
-        from dream.fsio import atomic_write_text
         from dream.plan import PENDING
         from dream.review import proposal_to_json
         from dream.verify import entry_key_hashes
@@ -244,21 +239,13 @@ class Session:
             d.proposal.id: proposal_to_json(d.proposal, d.why) for d in plan.decisions if d.outcome == PENDING
         }
         review.pending = pending
-        path = self.review_path(target.memory_dir)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(path, json.dumps(review.to_json(), ensure_ascii=False, indent=1))
-        entries_path = self._entries_path(target.memory_dir)
-        entries_path.parent.mkdir(parents=True, exist_ok=True)
+        self.state.save_review(target.memory_dir, review)
         cwd = target.cwd or self._recorded_cwd(target.memory_dir)
-        atomic_write_text(entries_path, json.dumps({"entries": entry_key_hashes(after), "cwd": cwd}))
+        self.state.save_entry_ledger(target.memory_dir, EntryLedger(entry_key_hashes(after), cwd))
 
     def _recorded_cwd(self, memory_dir: Path) -> str | None:
-        try:
-            data = json.loads(self._entries_path(memory_dir).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        cwd = data.get("cwd") if isinstance(data, dict) else None
-        return cwd if isinstance(cwd, str) else None
+        ledger = self.state.entry_ledger(memory_dir)
+        return ledger.cwd if ledger is not None else None
 
     def _is_missing_project(self, key: str, memory_dir: Path) -> bool:
         """No transcripts left for the project and the folder its sessions ran in is gone."""
@@ -283,6 +270,8 @@ class Session:
         except OSError as exc:
             where = last_dream_file(target.memory_dir)
             return f"memory written, but {where} could not be: {exc.strerror or exc}"
+        except DreamError as exc:  # the atomic writer's own words (it names the file)
+            return f"memory written, but {exc}"
         trigger.clear_pending(self.paths, [target.key])
         trigger.clear_sessions_seen(self.paths, target.key, seen)
         return None
@@ -313,21 +302,15 @@ class Session:
         results = []
         for target in self.memory_targets():
             memory = _load_memory(self.memory_paths(target), target.memory_type)
-            before = None
-            try:
-                data = json.loads(self._entries_path(target.memory_dir).read_text(encoding="utf-8"))
-                before = list(data.get("entries", []))
-            except (OSError, ValueError):
-                before = None
+            ledger = self.state.entry_ledger(target.memory_dir)
+            before = ledger.entries if ledger is not None else None
             results.append(TargetChecks(target.key, verify_memory(memory, before)))
         return VerifyResult(results)
 
     def review_items(self) -> ReviewResult:
-        from dream.review import load_review
-
         items: list[ReviewItem] = []
         for target in self.memory_targets():
-            review = load_review(self.review_path(target.memory_dir))
+            review = self.state.review(target.memory_dir)
             items.extend(ReviewItem(target.key, data) for data in review.pending.values())
         return ReviewResult(items)
 
@@ -339,35 +322,27 @@ class Session:
         return self.run(approved=set(ids))
 
     def reject(self, ids: list[str]) -> RejectResult:
-        from dream.fsio import atomic_write_text
-
         done = 0
         for target in self.memory_targets():
-            path = self.review_path(target.memory_dir)
-            from dream.review import load_review
-
-            review = load_review(path)
+            review = self.state.review(target.memory_dir)
             hit = [i for i in ids if i in review.pending]
             if not hit:
                 continue
             for pid in hit:
                 review.pending.pop(pid)
                 review.rejected.add(pid)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write_text(path, json.dumps(review.to_json(), ensure_ascii=False, indent=1))
+            self.state.save_review(target.memory_dir, review)
             done += len(hit)
         if done < len(set(ids)):
             raise UsageError("some ids are not pending (see `dream review`)")
         return RejectResult(done)
 
     def status(self) -> StatusResult:
-        from dream.report import load_report_rows
-
         pending = trigger.read_pending(self.paths)
         projects = []
         for target in self.memory_targets():
             last = trigger.read_last_dream(target.memory_dir)
-            rows = load_report_rows(self.paths.report_file(target.memory_dir))
+            rows = self.state.report_rows(target.memory_dir)
             projects.append(
                 ProjectStatus(
                     key=target.key,
@@ -394,7 +369,7 @@ class Session:
 
         restored = []
         for target in self.memory_targets():
-            snapshots = list_snapshots(self.paths.snapshots_for(target.memory_dir))
+            snapshots = list_snapshots(self.state.snapshots(target.memory_dir))
             chosen = next((s for s in snapshots if run_id in (None, s.run_id)), None)
             if chosen is None:
                 continue

@@ -367,16 +367,17 @@ def _can_fork() -> bool:
 def _store(target: Path, data: dict[str, Any], dstats: DigestStats) -> None:
     # Replaced atomically but not fsynced: a cache lost in a crash is rebuilt, and an fsync
     # would cost more than parsing the sessions again.
-    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    from dream.errors import DreamError
+    from dream.fsio import atomic_write_bytes
+
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         # ASCII with \u escapes: a lone surrogate (a cwd from a JSON escape) round-trips too.
-        temp.write_bytes(json.dumps(data, separators=(",", ":")).encode("ascii"))
-        os.replace(temp, target)
+        atomic_write_bytes(target, json.dumps(data, separators=(",", ":")).encode("ascii"), durable=False)
     except OSError as exc:  # a cache that cannot be written only costs speed
         dstats.cache_errors.append(f"{target}: {exc.strerror or exc}")
-        with contextlib.suppress(OSError):
-            temp.unlink()
+    except DreamError as exc:
+        dstats.cache_errors.append(str(exc))
 
 
 def drop_orphans(
@@ -392,6 +393,8 @@ def drop_orphans(
         entries = list(os.scandir(paths.digests_dir))
     except OSError:
         return
+    from dream.fsio import is_temp_name
+
     for entry in entries:
         if entry.is_dir(follow_symlinks=False):
             import shutil
@@ -399,7 +402,7 @@ def drop_orphans(
             # Per-session files of digest format 2: superseded by the packs.
             shutil.rmtree(entry.path, ignore_errors=True)
             continue
-        if entry.name.startswith(".") and entry.name.endswith(".tmp"):
+        if entry.name.startswith(".") and (entry.name.endswith(".tmp") or is_temp_name(entry.name)):
             _drop_stale_temp(entry)
             continue
         if not entry.name.endswith(".json") or entry.name.startswith("."):

@@ -118,11 +118,12 @@ def _write_target(path: Path) -> Path:
     return path
 
 
-def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
+def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None, durable: bool = True) -> None:
     """Replace `path` with `data` so that a crash at any moment leaves the old or the new bytes.
 
     The file keeps `mode`, else the existing file's mode, else 0o644 less the umask. On failure the
-    temp file is removed, the original is untouched and a DreamError says why in words.
+    temp file is removed, the original is untouched and a DreamError says why in words. `durable`
+    False skips the fsyncs: for a cache, whose loss in a power cut only costs a rebuild.
     """
     target = _write_target(path)
     folder = target.parent
@@ -158,7 +159,8 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> N
                 with contextlib.suppress(OSError):
                     os.fchown(fd, existing.st_uid, existing.st_gid)
             _write_all(fd, data)
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(tmp, target)
@@ -168,6 +170,8 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> N
         if isinstance(exc, OSError):
             raise _write_error(path, exc) from exc
         raise
+    if not durable:
+        return
     try:
         fsync_dir(folder)
     except OSError as exc:
@@ -401,7 +405,7 @@ class MemoryLock:
 # First-run backup
 
 
-def _is_temp_name(name: str) -> bool:
+def is_temp_name(name: str) -> bool:
     return name.startswith(TEMP_PREFIX)
 
 
@@ -421,7 +425,7 @@ def _copy_tree(src: Path, dst: Path, skip_top: frozenset[str]) -> None:
     with os.scandir(src) as it:
         entries = sorted(it, key=lambda e: e.name)
     for entry in entries:
-        if _is_temp_name(entry.name) or entry.name in skip_top:
+        if is_temp_name(entry.name) or entry.name in skip_top:
             continue
         source, target = Path(entry.path), dst / entry.name
         if entry.is_symlink():

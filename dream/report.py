@@ -7,10 +7,8 @@ Never holds a secret value: only the redacted text and the kinds of secret.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 from dream import defaults
@@ -114,29 +112,3 @@ def read_stats_json(stats: ReadStats) -> dict[str, Any]:
         "unreadable": [{"path": p, "reason": r} for p, r in stats.unreadable[: defaults.REPORT_MAX_FAILURES]],
         "unreadable_more": max(0, len(stats.unreadable) - defaults.REPORT_MAX_FAILURES),
     }
-
-
-def save_report_row(path: Path, row: dict[str, Any]) -> None:
-    """Append one row to a memory dir's report file and keep the newest REPORTS_KEPT."""
-    from dream.fsio import atomic_write_text
-
-    rows = load_report_rows(path)
-    rows.append(row)
-    rows = rows[-defaults.REPORTS_KEPT :]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
-
-
-def load_report_rows(path: Path) -> list[dict[str, Any]]:
-    rows = []
-    try:
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                row = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(row, dict):
-                rows.append(row)
-    except OSError:
-        return []
-    return rows

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dream import defaults
+from dream.fsio import atomic_write_bytes, fsync_dir
 from dream.paths import Paths, last_dream_file
 
 FLAG_VERSION = 1
@@ -64,41 +65,7 @@ def _valid_key(key: str) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------
-# Atomic writes and the flag lock
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp.{os.getpid()}.{time.monotonic_ns()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o644)
-    try:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(folder: Path) -> None:
-    if os.name == "nt":
-        return
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+# The flag lock (writes go through the package's atomic writer, fsio.atomic_write_bytes)
 
 
 @contextlib.contextmanager
@@ -232,10 +199,11 @@ def clear_pending(paths: Paths, keys: Iterable[str]) -> None:
         if not remaining:
             with contextlib.suppress(FileNotFoundError):
                 flag.unlink()
-            _fsync_dir(flag.parent)
+            with contextlib.suppress(OSError):
+                fsync_dir(flag.parent)
             return
         obj["projects"] = remaining
-        _atomic_write(flag, (json.dumps(obj, ensure_ascii=False, indent=2) + "\n").encode("utf-8"))
+        atomic_write_bytes(flag, (json.dumps(obj, ensure_ascii=False, indent=2) + "\n").encode("utf-8"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -291,4 +259,4 @@ def write_last_dream(memory_dir: Path, when: float | None = None) -> None:
     """Record a successful dream at `when` (default now), atomically; creates the memory dir."""
     stamp = time.time() if when is None else when
     memory_dir.mkdir(parents=True, exist_ok=True)
-    _atomic_write(last_dream_file(memory_dir), f"{stamp:.3f}\n".encode("ascii"))
+    atomic_write_bytes(last_dream_file(memory_dir), f"{stamp:.3f}\n".encode("ascii"))

@@ -369,12 +369,16 @@ def test_report_is_bounded(home: Home) -> None:
 
 
 def test_report_rows_keep_the_newest_50(tmp_path: Path) -> None:
-    from dream.report import load_report_rows, save_report_row
+    from dream.paths import resolve_paths
+    from dream.state import StateStore
 
+    store = StateStore(resolve_paths(tmp_path / "claude"))
+    memory_dir = tmp_path / "memory"
     for i in range(55):
-        save_report_row(tmp_path / "key.jsonl", {"run_id": f"r{i:02d}", "status": "ok"})
-    rows = load_report_rows(tmp_path / "key.jsonl")
+        store.append_report_row(memory_dir, {"run_id": f"r{i:02d}", "status": "ok"})
+    rows = store.report_rows(memory_dir)
     assert [r["run_id"] for r in rows] == [f"r{i:02d}" for i in range(5, 55)]
+    assert store.paths.report_file(memory_dir).parent == store.paths.reports_dir
 
 
 # ---------------------------------------------------------------------------------------------

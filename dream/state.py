@@ -1,0 +1,107 @@
+"""dream's own state, kept under `<claude>/dream/` (never inside a memory dir), read and written here.
+
+| state | file (see `paths.Paths`) | written |
+|---|---|---|
+| review queue | `review/<state key>.json` | after each run, by `reject` |
+| entry ledger | `entries/<state key>.json` (entry hashes a run left, the cwd) | after each run |
+| run reports | `reports/<state key>.jsonl`, the newest `REPORTS_KEPT` | after each run |
+| snapshots | `snapshots/<state key>/<run id>/` | before each run's first write (`fsio`) |
+| digest cache | `digests/<folder>.json` | by `digest`, its own format |
+
+Every write goes through the package's one atomic writer (`fsio.atomic_write_bytes`). A state file
+that cannot be read counts as empty: state is rebuilt from the transcripts and the memory itself.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dream import defaults
+from dream.paths import Paths
+from dream.review import ReviewState, load_review
+
+
+@dataclass(frozen=True)
+class EntryLedger:
+    entries: list[str]  # hashes of the entries the last run left (see verify.entry_key_hashes)
+    cwd: str | None  # the project's folder, as its sessions last said
+
+
+@dataclass(frozen=True)
+class StateStore:
+    paths: Paths
+
+    # -- review queue ---------------------------------------------------------------------------
+
+    def review(self, memory_dir: Path) -> ReviewState:
+        return load_review(self.paths.review_file(memory_dir))
+
+    def save_review(self, memory_dir: Path, review: ReviewState) -> None:
+        _write_json(self.paths.review_file(memory_dir), review.to_json(), indent=1)
+
+    # -- entry ledger ---------------------------------------------------------------------------
+
+    def entry_ledger(self, memory_dir: Path) -> EntryLedger | None:
+        data = _read_json(self.paths.entries_file(memory_dir))
+        if not isinstance(data, dict):
+            return None
+        entries = data.get("entries")
+        cwd = data.get("cwd")
+        return EntryLedger(
+            [str(e) for e in entries] if isinstance(entries, list) else [],
+            cwd if isinstance(cwd, str) else None,
+        )
+
+    def save_entry_ledger(self, memory_dir: Path, ledger: EntryLedger) -> None:
+        _write_json(self.paths.entries_file(memory_dir), {"entries": ledger.entries, "cwd": ledger.cwd})
+
+    # -- run reports ----------------------------------------------------------------------------
+
+    def report_rows(self, memory_dir: Path) -> list[dict[str, Any]]:
+        path = self.paths.report_file(memory_dir)
+        rows = []
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError:
+            return []
+        for line in text.splitlines():
+            try:
+                row = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(row, dict):
+                rows.append(row)
+        return rows
+
+    def append_report_row(self, memory_dir: Path, row: dict[str, Any]) -> None:
+        """One row for this memory dir's run; the newest REPORTS_KEPT are kept."""
+        rows = [*self.report_rows(memory_dir), row][-defaults.REPORTS_KEPT :]
+        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+        _write_text(self.paths.report_file(memory_dir), text)
+
+    # -- snapshots ------------------------------------------------------------------------------
+
+    def snapshots(self, memory_dir: Path) -> Path:
+        """The folder of this memory dir's snapshots (their format is `fsio`'s)."""
+        return self.paths.snapshots_for(memory_dir)
+
+
+def _read_json(path: Path) -> object:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _write_json(path: Path, data: object, indent: int | None = None) -> None:
+    _write_text(path, json.dumps(data, ensure_ascii=False, indent=indent))
+
+
+def _write_text(path: Path, text: str) -> None:
+    from dream.fsio import atomic_write_text
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, text)

@@ -21,24 +21,26 @@ import re
 import unicodedata
 
 import pytest
-import reliability_report as rr
+from reliability.injection_run import InjectionRun, _memory_text, hostile_outcome, injection_scenario
+from reliability.plantings import hostile_user_texts
+from reliability.secret_formats import files_under, is_transcript
 
 from dream.control_text import neutralise
 
 
 @pytest.fixture(scope="module")
-def scenario(tmp_path_factory: pytest.TempPathFactory) -> rr.InjectionRun:
-    return rr.injection_scenario(tmp_path_factory.mktemp("injection"))
+def scenario(tmp_path_factory: pytest.TempPathFactory) -> InjectionRun:
+    return injection_scenario(tmp_path_factory.mktemp("injection"))
 
 
-def test_every_command_succeeded(scenario: rr.InjectionRun) -> None:
+def test_every_command_succeeded(scenario: InjectionRun) -> None:
     assert all(code == 0 for code in scenario.codes.values()), {
         k: v for k, v in scenario.outputs.items() if scenario.codes[k]
     }
 
 
-def test_the_control_rule_typed_by_the_user_is_remembered(scenario: rr.InjectionRun) -> None:
-    assert scenario.control in rr._memory_text(scenario.home.memory)
+def test_the_control_rule_typed_by_the_user_is_remembered(scenario: InjectionRun) -> None:
+    assert scenario.control in _memory_text(scenario.home.memory)
 
 
 PLACES = [
@@ -63,22 +65,22 @@ PLACES = [
 
 @pytest.mark.parametrize("place", PLACES)
 def test_a_rule_planted_where_the_user_never_typed_it_never_becomes_memory(
-    scenario: rr.InjectionRun, place: str
+    scenario: InjectionRun, place: str
 ) -> None:
     planting = next(p for p in scenario.plantings if p.name == place)
-    memory = "\n".join(rr._memory_text(d) for d in scenario.home.claude.glob("projects/*/memory"))
+    memory = "\n".join(_memory_text(d) for d in scenario.home.claude.glob("projects/*/memory"))
     assert planting.marker not in memory
-    written = rr.files_under(scenario.home.claude, skip=lambda p: rr.is_transcript(p, scenario.home))
+    written = files_under(scenario.home.claude, skip=lambda p: is_transcript(p, scenario.home))
     where = [path for path, data in written.items() if planting.marker.encode() in data]
     where += [label for label, text in scenario.outputs.items() if planting.marker in text]
     assert not where, f"the rule planted in {place} reached {where}"
 
 
-@pytest.mark.parametrize("name", [h.name for h in rr.hostile_user_texts()])
+@pytest.mark.parametrize("name", [h.name for h in hostile_user_texts()])
 def test_hostile_user_text_is_neutralised_before_it_is_written_and_held_for_review(
-    scenario: rr.InjectionRun, name: str
+    scenario: InjectionRun, name: str
 ) -> None:
-    outcome, problems = rr.hostile_outcome(scenario, name)
+    outcome, problems = hostile_outcome(scenario, name)
     assert not problems, problems
     case, _memory_dir, message = scenario.hostile[name]
     assert message is not None, "no base rule made this message a signal: the case proves nothing"
@@ -89,7 +91,7 @@ def test_hostile_user_text_is_neutralised_before_it_is_written_and_held_for_revi
         assert outcome == "held"
 
 
-def test_approving_a_held_hostile_rule_writes_only_its_neutralised_text(scenario: rr.InjectionRun) -> None:
+def test_approving_a_held_hostile_rule_writes_only_its_neutralised_text(scenario: InjectionRun) -> None:
     approved = [label for label in scenario.outputs if label == "approve"]
     assert approved and scenario.codes["approve"] == 0
     written = "\n".join(scenario.memory_after_approve.values())

@@ -11,13 +11,14 @@ import sys
 from pathlib import Path
 
 import pytest
-import reliability_report as rr
+import reliability_report
+from reliability.faults import has_traceback
 
 # runs the whole reliability report: processes, kills, concurrency.
 # Left out of the inner loop (`pytest -m "not slow"`); CI runs it.
 pytestmark = pytest.mark.slow
 
-SCRIPT = Path(rr.__file__)
+SCRIPT = Path(reliability_report.__file__)
 
 
 def test_the_ci_sized_report_shows_no_torn_file_lost_entry_leaked_secret_or_persisted_injection(
@@ -33,7 +34,7 @@ def test_the_ci_sized_report_shows_no_torn_file_lost_entry_leaked_secret_or_pers
     )
     with capsys.disabled():
         print("\n" + done.stdout)
-    assert not rr.has_traceback(done.stderr), done.stderr[-3000:]
+    assert not has_traceback(done.stderr), done.stderr[-3000:]
     figures = json.loads(out.read_text(encoding="utf-8"))
     assert figures["size"] == "CI"
     assert figures["kills"]["kills"] >= 5 and figures["concurrency"]["runs"] >= 5

@@ -17,42 +17,49 @@ import json
 from pathlib import Path
 
 import pytest
-import reliability_report as rr
+import reliability_report
+from reliability.false_positives import check_false_positives
+from reliability.faults import has_traceback
+from reliability.secret_formats import Secret, secret_formats, secret_needles
+from reliability.secrets_run import SecretsRun, secret_leaks, secrets_scenario
 
 from dream.redact import redact
 
 SEED = 20261129
 
 
-def fmt(name: str, seed: int = SEED) -> rr.Secret:
-    return next(s for s in rr.secret_formats(seed) if s.name == name)
+def fmt(name: str, seed: int = SEED) -> Secret:
+    return next(s for s in secret_formats(seed) if s.name == name)
 
 
 @pytest.fixture(scope="module")
-def from_transcripts(tmp_path_factory: pytest.TempPathFactory) -> rr.SecretsRun:
-    return rr.secrets_scenario(tmp_path_factory.mktemp("secrets-t"), SEED, "transcripts")
+def from_transcripts(tmp_path_factory: pytest.TempPathFactory) -> SecretsRun:
+    return secrets_scenario(tmp_path_factory.mktemp("secrets-t"), SEED, "transcripts")
 
 
 @pytest.fixture(scope="module")
-def in_memory(tmp_path_factory: pytest.TempPathFactory) -> rr.SecretsRun:
-    return rr.secrets_scenario(tmp_path_factory.mktemp("secrets-m"), SEED, "memory")
+def in_memory(tmp_path_factory: pytest.TempPathFactory) -> SecretsRun:
+    return secrets_scenario(tmp_path_factory.mktemp("secrets-m"), SEED, "memory")
 
 
 def test_at_least_25_formats_are_built_at_run_time_and_each_is_a_secret_to_dream() -> None:
-    formats = rr.secret_formats(SEED)
+    formats = secret_formats(SEED)
     assert len({s.name for s in formats}) >= 25
-    source = Path(__file__).read_text() + Path(rr.__file__).read_text()
+    toolkit = Path(reliability_report.__file__).parent / "reliability"
+    source = "".join(
+        p.read_text() for p in [Path(__file__), Path(reliability_report.__file__), *toolkit.glob("*.py")]
+    )
     for secret in formats:
         assert secret.needle not in source, f"{secret.name}: a literal token in the repository"
         assert secret.needle in secret.text
         assert secret.needle not in redact(secret.text).text, f"{secret.name} is not redacted on its own"
-    assert rr.secret_formats(SEED + 1)[0].needle != formats[0].needle
+    assert secret_formats(SEED + 1)[0].needle != formats[0].needle
 
 
 def test_every_format_is_planted_in_user_text_tool_results_and_memory(
-    from_transcripts: rr.SecretsRun, in_memory: rr.SecretsRun
+    from_transcripts: SecretsRun, in_memory: SecretsRun
 ) -> None:
-    names = {s.name for s in rr.secret_formats(SEED)}
+    names = {s.name for s in secret_formats(SEED)}
     for place in ("user-text-first", "tool-result-first", "user-text-second", "tool-result-second"):
         assert {p.split("@")[0] for p in from_transcripts.plantings if p.endswith("@" + place)} == names, (
             place
@@ -62,18 +69,16 @@ def test_every_format_is_planted_in_user_text_tool_results_and_memory(
 
 
 def test_no_secret_from_user_text_or_tool_results_appears_in_anything_dream_writes(
-    from_transcripts: rr.SecretsRun,
+    from_transcripts: SecretsRun,
 ) -> None:
-    leaks = rr.secret_leaks(from_transcripts)
+    leaks = secret_leaks(from_transcripts)
     assert not leaks, json.dumps(leaks, indent=1)[:4000]
 
 
-def test_every_command_ran_without_a_traceback(
-    from_transcripts: rr.SecretsRun, in_memory: rr.SecretsRun
-) -> None:
+def test_every_command_ran_without_a_traceback(from_transcripts: SecretsRun, in_memory: SecretsRun) -> None:
     for run in (from_transcripts, in_memory):
         for label, text in run.outputs.items():
-            assert not rr.has_traceback(text), f"{label}: {text[-1500:]}"
+            assert not has_traceback(text), f"{label}: {text[-1500:]}"
     assert from_transcripts.codes.get("run") == 0
     assert all(code == 0 for label, code in from_transcripts.codes.items() if label != "(process)"), (
         from_transcripts.codes
@@ -81,7 +86,7 @@ def test_every_command_ran_without_a_traceback(
 
 
 def test_secret_bearing_rules_wait_for_review_and_approval_writes_them_redacted(
-    from_transcripts: rr.SecretsRun,
+    from_transcripts: SecretsRun,
 ) -> None:
     held = [
         item
@@ -96,16 +101,16 @@ def test_secret_bearing_rules_wait_for_review_and_approval_writes_them_redacted(
     assert memory.count("[REDACTED:") >= len(held) // 2, "the approved rules are not in memory"
 
 
-def test_snapshots_made_after_the_first_run_hold_no_secret(from_transcripts: rr.SecretsRun) -> None:
+def test_snapshots_made_after_the_first_run_hold_no_secret(from_transcripts: SecretsRun) -> None:
     snapshots = from_transcripts.home.claude / "dream" / "snapshots"
     later = [p for p in snapshots.rglob("*") if p.is_file() and from_transcripts.first_run_id not in p.parts]
     assert later, "the runs after the first made no snapshot"
     text = "".join(p.read_text("utf-8", "replace") for p in later)
     for planting, secret in from_transcripts.plantings.items():
-        assert not any(f in text for f in rr.secret_needles(secret)), planting
+        assert not any(f in text for f in secret_needles(secret)), planting
 
 
-def test_secrets_already_in_memory_are_redacted_by_the_run(in_memory: rr.SecretsRun) -> None:
+def test_secrets_already_in_memory_are_redacted_by_the_run(in_memory: SecretsRun) -> None:
     # Guards a fixed bug: redacting an entry changed its words, so nothing-lost missed the old entry,
     # verification failed (exit 4), the snapshot was restored and the secrets stayed on every run.
     managed = "".join(
@@ -114,22 +119,22 @@ def test_secrets_already_in_memory_are_redacted_by_the_run(in_memory: rr.Secrets
     left = [
         p
         for p, s in in_memory.plantings.items()
-        if "@memory" in p and any(f in managed for f in rr.secret_needles(s))
+        if "@memory" in p and any(f in managed for f in secret_needles(s))
     ]
     assert not left, (
         f"{len(left)} secrets still in memory files: {left[:5]}; run exit codes {in_memory.codes}"
     )
 
 
-def test_secrets_already_in_memory_reach_no_output_state_or_later_snapshot(in_memory: rr.SecretsRun) -> None:
+def test_secrets_already_in_memory_reach_no_output_state_or_later_snapshot(in_memory: SecretsRun) -> None:
     # Guards two fixed bugs: `run --dry-run` printed the planned diff's old lines with the secret
     # values in them, and a failed verification printed entry keys (lower-cased secrets).
-    leaks = rr.secret_leaks(in_memory)
+    leaks = secret_leaks(in_memory)
     assert not leaks, json.dumps(leaks, indent=1)[:4000]
 
 
 def test_claude_codes_own_memory_file_keeps_its_bytes_and_its_index_line_is_redacted(
-    in_memory: rr.SecretsRun,
+    in_memory: SecretsRun,
 ) -> None:
     native = in_memory.home.memory / "feedback_ci_token.md"
     assert native.read_bytes() == in_memory.memory_before["feedback_ci_token.md"]
@@ -161,13 +166,13 @@ def test_an_unquoted_value_inside_a_json_string_ends_at_the_escaped_newline() ->
 
 
 def test_a_token_right_after_an_escaped_newline_is_redacted() -> None:
-    for secret in rr.secret_formats(SEED)[:9]:
+    for secret in secret_formats(SEED)[:9]:
         text = json.dumps({"stdout": "token follows:\n" + secret.text + "\n"})
         assert secret.needle not in redact(text).text, secret.name
 
 
 def test_false_positives_on_ordinary_code_and_prose_are_rare(capsys: pytest.CaptureFixture[str]) -> None:
-    figures = rr.check_false_positives()
+    figures = check_false_positives()
     with capsys.disabled():
         print(
             f"\nredaction false positives: {figures.flagged_lines} of {figures.lines} lines "

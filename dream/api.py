@@ -168,6 +168,9 @@ class Session:
             return None
         review = self.state.review(target.memory_dir)
         today = self.now.date()
+        from dream.project_rules import claude_md_rules
+
+        claude_md = claude_md_rules(layout_for(target.memory_type).project_dir(target))
 
         def replan(current: Memory) -> Any:
             return build_plan(
@@ -178,6 +181,7 @@ class Session:
                 review=review,
                 approved=approved,
                 prune_missing_project=prune_missing,
+                claude_md=claude_md,
             )
 
         plan = replan(memory)

@@ -17,8 +17,7 @@ from dream.contradiction import contradiction
 from dream.dates import find_relative_dates
 from dream.matching import TermIndex
 from dream.memory import Memory
-from dream.paths import claude_md_file
-from dream.sentences import split_sentences
+from dream.project_rules import claude_md_rules
 from dream.statement import analyse
 
 
@@ -72,7 +71,7 @@ def orient_memory(key: str, memory: Memory, project_dir: Path | None) -> OrientR
             report.relative_dates.append(f"{entry.file}: '{found[0]}' in {entry.text[:80]}")
     report.contradictions = _contradictions(memory)
     if project_dir is not None:
-        report.claude_md_conflicts = _claude_md_conflicts(memory, claude_md_file(project_dir))
+        report.claude_md_conflicts = _claude_md_conflicts(memory, project_dir)
     return report
 
 
@@ -103,12 +102,9 @@ def _contradictions(memory: Memory) -> list[dict[str, str]]:
     return found
 
 
-def _claude_md_conflicts(memory: Memory, claude_md: Path) -> list[dict[str, str]]:
+def _claude_md_conflicts(memory: Memory, project_dir: Path) -> list[dict[str, str]]:
     """Entries that contradict a rule of the project's CLAUDE.md (reported, never edited)."""
-    try:
-        rules = split_sentences(claude_md.read_text(encoding="utf-8", errors="replace"))
-    except OSError:
-        return []
+    rules = claude_md_rules(project_dir)
     rule_statements = [(r, analyse(r)) for r in rules]
     found = []
     for entry in memory.entries:

@@ -138,9 +138,10 @@ def build_plan(
     review: ReviewState,
     approved: set[str] | None = None,
     prune_missing_project: bool = False,
+    claude_md: list[str] | None = None,
 ) -> Plan:
     plan = Plan(target, memory, today, cap=config.max_changes)
-    found = propose(memory, target.signals)
+    found = propose(memory, target.signals, claude_md)
     found.proposals.extend(review.restore(memory, {p.id for p in found.proposals}))
     plan.refusals = found.refusals
     plan.decisions = decide(found.proposals, config, review, approved or set())

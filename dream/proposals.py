@@ -126,8 +126,11 @@ def _when(item: Entry | Proposal, said_at: dict[str, str]) -> str:
     return f"{day}T00:00:00" if day else ""
 
 
-def propose(memory: Memory, signals: list[Signal]) -> Proposals:
+def propose(memory: Memory, signals: list[Signal], claude_md: list[str] | None = None) -> Proposals:
+    """Proposals for the window's signals. `claude_md`: the project's CLAUDE.md sentences; a signal
+    that restates one of them is refused ("in CLAUDE.md"): Claude Code loads that file already."""
     work = _Working(memory)
+    work.project_rules = [(rule, analyse(rule)) for rule in claude_md or ()]
     work.redate_entries()
     ordered = sorted(signals, key=lambda s: (s.timestamp, s.uuid, s.text))
     work.said_at = {s.uuid[:8]: s.timestamp for s in ordered if s.uuid}
@@ -150,6 +153,7 @@ class _Working:
         self.updates_of: dict[int, list[Proposal]] = {}
         self.index = TermIndex()
         self.said_at: dict[str, str] = {}
+        self.project_rules: list[tuple[str, Statement]] = []
         for entry in memory.entries:
             self._add_item(entry, memory.statement(entry))
 
@@ -186,6 +190,10 @@ class _Working:
         statement = analyse(text)
         if not statement.terms:
             self.refusals.append(Refusal(text, "invalid", "no content words"))
+            return
+        known = next((rule for rule, rs in self.project_rules if is_duplicate(statement, rs)), None)
+        if known is not None:
+            self.refusals.append(Refusal(text, "in CLAUDE.md", known[:80]))
             return
         for _attempt in range(4):  # re-matched after an earlier proposal of the window is dropped
             duplicate_of, contradicted = self._match(statement)

@@ -768,3 +768,26 @@ def test_switching_back_does_not_duplicate_the_entry_it_restates(tmp_path: Path)
         e.file for e in memory.entries
     ]
     assert second == first
+
+
+# ---------------------------------------------------------------------------------------------
+# Nothing already in the project's CLAUDE.md is added again (DESIGN.md §5)
+
+
+@pytest.mark.parametrize("in_claude_md", [True, False])
+def test_a_rule_the_projects_claude_md_states_is_not_added_again(home: Home, in_claude_md: bool) -> None:
+    if in_claude_md:
+        (Path(home.cwd) / "CLAUDE.md").write_text(
+            "# Project\n\nAlways use pnpm, never npm. Run the linter before every commit.\n", encoding="utf-8"
+        )
+    home.say("From now on always use pnpm in this repo, never npm.", "Never add emojis to commit messages.")
+    session = Session.open(claude_dir=home.claude)
+    result = session.run()
+    assert result.exit_code == 0
+    texts = [e.text for e in entries_of(home.memory).entries]
+    assert any("emojis" in t for t in texts)  # a rule CLAUDE.md does not state is kept
+    assert any("pnpm" in t for t in texts) is not in_claude_md
+    refused = [r for t in result.targets for r in t.refusals if r["reason"] == "in CLAUDE.md"]
+    assert bool(refused) is in_claude_md
+    if in_claude_md:
+        assert "pnpm" in refused[0]["detail"]  # the report names the CLAUDE.md line it overlaps

@@ -7,6 +7,7 @@ Reference, corrections first) comes first, where a cut can never reach it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -14,6 +15,7 @@ from dream import defaults
 from dream.edits import Edits
 from dream.memory import Entry, Memory
 from dream.migrate import LINK_TEXT
+from dream.statement import analyse, is_key_term, stem
 from dream.topics import TOPIC_DESCRIPTION, TOPIC_FILES
 
 
@@ -70,9 +72,39 @@ def _topic_rows(memory: Memory, final: dict[str, list[Entry]]) -> list[tuple[str
         if original is not None:
             summary = str(original.frontmatter.get("description") or "")
         summary = summary or TOPIC_DESCRIPTION.get(base, base[:-3].replace("-", " ").capitalize())
+        # The row names what is inside ("pnpm, Vitest, Tailwind"); the file's description only
+        # where its entries name nothing specific (an archive's reasons, prose facts).
+        inside = _what_is_inside(entries) if rel != archive_rel else ""
         updated = max((e.updated or e.date or "") for e in entries) or "-"
-        rows.append((rel, f"{_clip(summary, 70)} ({len(entries)})", updated))
+        rows.append((rel, f"{_clip(inside or summary, 70)} ({len(entries)})", updated))
     return rows
+
+
+# Only known tools and versions, as plain words: nothing an entry quotes (a backticked `@path`
+# would become an import in the file Claude Code loads into every session).
+_NAMED = re.compile(r"(?<![@\w/~.-])([A-Za-z][\w+#-]{1,30}(?:\.[\w+#-]+)*)(?![\w/@])")
+
+
+def _what_is_inside(entries: list[Entry], most: int = 5) -> str:
+    """The tools and names a topic file's entries speak of (not those they reject), most mentioned
+    first, then in the order they first appear, as written."""
+    counts: dict[str, int] = {}
+    first: dict[str, int] = {}
+    spelled: dict[str, str] = {}
+    for entry in entries:
+        rejected = analyse(entry.text).negative
+        seen: set[str] = set()
+        for match in _NAMED.finditer(entry.text):
+            word = match.group(1)
+            key = word.lower()
+            if key in seen or stem(key) in rejected or not is_key_term(stem(key)):
+                continue
+            seen.add(key)
+            counts[key] = counts.get(key, 0) + 1
+            first.setdefault(key, len(first))
+            spelled.setdefault(key, word)
+    ranked = sorted(counts, key=lambda k: (-counts[k], first[k]))[:most]
+    return ", ".join(spelled[k] for k in ranked)
 
 
 def _quick_reference(memory: Memory, final: dict[str, list[Entry]]) -> list[str]:

@@ -326,9 +326,10 @@ def consolidate_worker(entries: int, signals: int, seed: int, reps: int, profile
     from dream.cli import GC_THRESHOLDS
     from dream.config import Config
     from dream.digest import Digest
+    from dream.gates import Outcome
     from dream.layouts import memory_paths
     from dream.memory import load_memory
-    from dream.plan import APPLIED, PENDING, build_plan
+    from dream.plan import build_plan
     from dream.proposals import propose
     from dream.review import ReviewState
     from dream.target import Target
@@ -434,8 +435,8 @@ def consolidate_worker(entries: int, signals: int, seed: int, reps: int, profile
                     "build_plan_cpu_s": plan_cpu,
                     "proposals": actions,
                     "refusals": refusals,
-                    "applied": len(plan.outcome(APPLIED)),
-                    "pending": len(plan.outcome(PENDING)),
+                    "applied": len(plan.outcome(Outcome.APPLIED)),
+                    "pending": len(plan.outcome(Outcome.PENDING)),
                     "pruned": len(plan.index.pruned) if plan.index else 0,
                     # Entries some proposal replaces or archives (one entry can be the target of several).
                     "targeted_entries": len(

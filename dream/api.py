@@ -235,12 +235,14 @@ class Session:
         return {key: trigger.sessions_seen(self.paths, key) for key in keys}
 
     def _save_state(self, target: Target, plan: Any, review: ReviewState, after: Memory) -> None:
-        from dream.plan import PENDING
+        from dream.gates import Outcome
         from dream.review import proposal_to_json
         from dream.verify import entry_key_hashes
 
         pending = {
-            d.proposal.id: proposal_to_json(d.proposal, d.why) for d in plan.decisions if d.outcome == PENDING
+            d.proposal.id: proposal_to_json(d.proposal, d.why)
+            for d in plan.decisions
+            if d.outcome == Outcome.PENDING
         }
         review.pending = pending
         self.state.save_review(target.memory_dir, review)
@@ -253,8 +255,8 @@ class Session:
 
     def _is_missing_project(self, key: str, memory_dir: Path) -> bool:
         """No transcripts left for the project and the folder its sessions ran in is gone."""
-        folder = self.paths.projects_dir / key
-        if any(folder.glob("*.jsonl")) or any(folder.glob("sessions/*.jsonl")):
+        folders = self.paths.session_folders(self.paths.projects_dir / key)
+        if any(any(folder.glob("*.jsonl")) for folder in folders):
             return False
         cwd = self._recorded_cwd(memory_dir)
         return cwd is not None and not Path(cwd).exists()

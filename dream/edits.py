@@ -22,18 +22,14 @@ class Archived:
     reason: str
 
 
-def new_topic_lines(rel: str, memory_type: MemoryType | str) -> list[str]:
-    """The first lines of a topic file dream creates (the layout's frontmatter, a heading)."""
-    return layout_for(memory_type).new_topic_lines(rel)
-
-
 class FileEditor:
     """Line edits on one memory file, applied bottom-up so earlier line numbers stay valid."""
 
     def __init__(self, memory_file: MemoryFile | None, rel: str, memory_type: MemoryType | str) -> None:
         self.file = memory_file
         self.rel = rel
-        self.lines = list(memory_file.lines) if memory_file else new_topic_lines(rel, memory_type)
+        # A new topic file starts with the layout's frontmatter and a heading.
+        self.lines = list(memory_file.lines) if memory_file else layout_for(memory_type).new_topic_lines(rel)
         self.replacements: dict[int, tuple[int, list[str]]] = {}
         self.appended: list[str] = []
 

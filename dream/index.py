@@ -15,7 +15,7 @@ from dream import defaults
 from dream.edits import Edits
 from dream.memory import Entry, Memory
 from dream.migrate import LINK_TEXT
-from dream.statement import analyse, is_key_term, stem
+from dream.statement import is_key_term, stem
 from dream.topics import TOPIC_DESCRIPTION, TOPIC_FILES
 
 
@@ -74,7 +74,7 @@ def _topic_rows(memory: Memory, final: dict[str, list[Entry]]) -> list[tuple[str
         summary = summary or TOPIC_DESCRIPTION.get(base, base[:-3].replace("-", " ").capitalize())
         # The row names what is inside ("pnpm, Vitest, Tailwind"); the file's description only
         # where its entries name nothing specific (an archive's reasons, prose facts).
-        inside = _what_is_inside(entries) if rel != archive_rel else ""
+        inside = _what_is_inside(memory, entries) if rel != archive_rel else ""
         updated = max((e.updated or e.date or "") for e in entries) or "-"
         rows.append((rel, f"{_clip(inside or summary, 70)} ({len(entries)})", updated))
     return rows
@@ -85,14 +85,14 @@ def _topic_rows(memory: Memory, final: dict[str, list[Entry]]) -> list[tuple[str
 _NAMED = re.compile(r"(?<![@\w/~.-])([A-Za-z][\w+#-]{1,30}(?:\.[\w+#-]+)*)(?![\w/@])")
 
 
-def _what_is_inside(entries: list[Entry], most: int = 5) -> str:
+def _what_is_inside(memory: Memory, entries: list[Entry], most: int = 5) -> str:
     """The tools and names a topic file's entries speak of (not those they reject), most mentioned
     first, then in the order they first appear, as written."""
     counts: dict[str, int] = {}
     first: dict[str, int] = {}
     spelled: dict[str, str] = {}
     for entry in entries:
-        rejected = analyse(entry.text).negative
+        rejected = memory.statement(entry).negative  # analysed once per run, shared with matching
         seen: set[str] = set()
         for match in _NAMED.finditer(entry.text):
             word = match.group(1)

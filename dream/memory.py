@@ -22,14 +22,7 @@ from dream.entry_line import is_entry_line, parse_entry_line
 from dream.layouts import Layout, MemoryType, layout_for
 from dream.paths import MemoryPaths
 from dream.statement import Statement, analyse
-from dream.topics import (  # noqa: F401  (re-exported: the names of memory files)
-    ARCHIVE,
-    INDEX,
-    NATIVE_TYPES,
-    TOPIC_DESCRIPTION,
-    TOPIC_FILES,
-    TOPIC_TYPE,
-)
+from dream.topics import INDEX, NATIVE_TYPES, TOPIC_TYPE
 
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 # Only the block structure matters (which lines are list items, quotes, code): inline parsing

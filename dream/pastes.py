@@ -18,6 +18,8 @@ import itertools
 import re
 from dataclasses import dataclass
 
+from dream.sentences import mostly_symbols
+
 
 class PasteKind(enum.Enum):
     FENCED = "fenced block"
@@ -269,8 +271,8 @@ def _line_kind(line: str) -> PasteKind | None:
             return kind
     if _WEAK_CODE.match(line) and not _reads_as_prose(stripped):
         return PasteKind.CODE
-    if len(stripped) > 12 and sum(c.isalpha() for c in stripped) / len(stripped) < 0.45:
-        return PasteKind.CODE  # mostly symbols and digits: output, hashes, paths
+    if mostly_symbols(stripped):
+        return PasteKind.CODE  # output, hashes, paths
     if line.startswith(("    ", "\t")) and not _LIST_ITEM.match(line) and not _reads_as_prose(stripped):
         return PasteKind.CODE
     return None

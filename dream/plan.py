@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
+from dream.actions import Action
 from dream.config import Config
 from dream.edits import Archived, Edits
 from dream.entry_line import format_entry
@@ -22,15 +23,11 @@ from dream.memory import (
     normalise_key,
 )
 from dream.migrate import migrate_inline_content
-from dream.proposals import ADD, REDATE, REPLACE, UPDATE, Refusal, propose
-from dream.proposals import ARCHIVE as ARCHIVE_ACTION
+from dream.proposals import Refusal, propose
 from dream.prune import archive_all, prune_stale
 from dream.redact import contains_secret, redact
 from dream.review import ReviewState
 from dream.target import Target
-
-# The outcomes by their old names, for the callers of this module.
-APPLIED, PENDING, DROPPED = Outcome.APPLIED, Outcome.PENDING, Outcome.DROPPED
 
 
 @dataclass
@@ -78,9 +75,9 @@ class Plan:
             # under its redacted words.
             rewritten = not entry.native and contains_secret(entry.text)
             keys.add(normalise_key(redact(entry.text).text) if rewritten else entry.key)
-        for decision in self.outcome(APPLIED):
+        for decision in self.outcome(Outcome.APPLIED):
             p = decision.proposal
-            if p.action == REDATE and p.target is not None:
+            if p.action == Action.REDATE and p.target is not None:
                 keys.discard(p.target.key)
                 keys.add(normalise_key(p.text))
         return keys
@@ -97,16 +94,16 @@ def _topic_rel(memory: Memory, base: str) -> str:
 def apply_decisions(edits: Edits, decisions: list[Decision]) -> None:
     memory = edits.memory
     for decision in decisions:
-        if decision.outcome != APPLIED:
+        if decision.outcome != Outcome.APPLIED:
             continue
         p = decision.proposal
         label = p.confidence_label
-        if p.action == ADD:
+        if p.action == Action.ADD:
             edits.editor(_topic_rel(memory, p.file)).append(format_entry(p.text, p.date, p.source, label))
-        elif p.action in (UPDATE, REDATE) and p.target is not None:
+        elif p.action in (Action.UPDATE, Action.REDATE) and p.target is not None:
             t = p.target
             line = format_entry(
-                p.text if p.action == REDATE else t.text,
+                p.text if p.action == Action.REDATE else t.text,
                 p.date,
                 p.source,
                 t.confidence or label,
@@ -114,7 +111,7 @@ def apply_decisions(edits: Edits, decisions: list[Decision]) -> None:
                 t.previously,
             )
             edits.editor(t.file).replace(t, [line])
-        elif p.action == REPLACE and p.target is not None:
+        elif p.action == Action.REPLACE and p.target is not None:
             t = p.target
             line = format_entry(p.text, p.date, p.source, label, p.date, t.text)
             if t.native:
@@ -124,7 +121,7 @@ def apply_decisions(edits: Edits, decisions: list[Decision]) -> None:
             else:
                 edits.editor(t.file).replace(t, [line])
             edits.archive(t, f"contradicted on {p.date} by: {p.text[:120]}")
-        elif p.action == ARCHIVE_ACTION and p.target is not None:
+        elif p.action == Action.ARCHIVE and p.target is not None:
             edits.editor(p.target.file).remove(p.target)
             edits.archive(p.target, p.reason)
 
@@ -172,14 +169,16 @@ def _hold_unwritable(plan: Plan) -> None:
     """A change whose file dream cannot parse waits: that file is never rewritten."""
     memory = plan.memory
     for decision in plan.decisions:
-        if decision.outcome != APPLIED:
+        if decision.outcome != Outcome.APPLIED:
             continue
         p = decision.proposal
-        rel = _topic_rel(memory, p.file) if p.action == ADD or (p.target and p.target.native) else p.file
+        rel = (
+            _topic_rel(memory, p.file) if p.action == Action.ADD or (p.target and p.target.native) else p.file
+        )
         files = {rel} | ({p.target.file} if p.target is not None else set())
         broken = [f for f in sorted(files) if f in memory.files and memory.files[f].kind == "unparsed"]
         if broken:
-            decision.outcome = PENDING
+            decision.outcome = Outcome.PENDING
             decision.why = (
                 f"{broken[0]} cannot be parsed ({memory.files[broken[0]].error}); fix it by hand first"
             )

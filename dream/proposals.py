@@ -22,14 +22,6 @@ from dream.signals import Signal
 from dream.statement import Statement, analyse
 from dream.topics import TOPIC_FILES
 
-ADD, UPDATE, REPLACE, ARCHIVE, REDATE = (
-    Action.ADD,
-    Action.UPDATE,
-    Action.REPLACE,
-    Action.ARCHIVE,
-    Action.REDATE,
-)
-
 
 @dataclass(eq=False)  # identity: two proposals with equal fields are still two proposals
 class Proposal:
@@ -241,7 +233,7 @@ class _Working:
                 self.proposals.append(update)
                 self.updates_of.setdefault(id(update.target), []).append(update)
         else:
-            proposal = _from_signal(ADD, signal, text, "new")
+            proposal = _from_signal(Action.ADD, signal, text, "new")
             self.proposals.append(proposal)
             self._add_item(proposal, statement)
 
@@ -270,7 +262,7 @@ def _from_signal(action: Action, signal: Signal, text: str, reason: str) -> Prop
 
 def _redate(entry: Entry, fixed: str) -> Proposal:
     return Proposal(
-        action=REDATE,
+        action=Action.REDATE,
         category="",
         file=entry.file,
         text=fixed,
@@ -301,7 +293,7 @@ def _restated(item: Entry | Proposal, signal: Signal, text: str, refusals: list[
     if item.native or day <= entry_date(item):
         refusals.append(Refusal(text, "duplicate", f"already in {item.file}: {item.text[:80]}"))
         return None
-    proposal = _from_signal(UPDATE, signal, item.text, f"restated; refreshes the entry in {item.file}")
+    proposal = _from_signal(Action.UPDATE, signal, item.text, f"restated; refreshes the entry in {item.file}")
     proposal.file, proposal.target = item.file, item
     return proposal
 
@@ -319,7 +311,7 @@ def _replace(
     for earlier in updates_of.get(id(first), ()):
         earlier.dropped = True
     proposal = _from_signal(
-        REPLACE, signal, text, f"contradicts {first.file} on '{term}'; the newer statement wins"
+        Action.REPLACE, signal, text, f"contradicts {first.file} on '{term}'; the newer statement wins"
     )
     proposal.file, proposal.target, proposal.previously = first.file, first, first.text
     proposal.hold.extend(replacement_holds(term, explicit, first.file if first.native else None))
@@ -329,7 +321,7 @@ def _replace(
     for other, other_term, _ in contradicted[1:]:
         if isinstance(other, Entry) and not other.native:
             extra = _from_signal(
-                ARCHIVE, signal, other.text, f"contradicted on '{other_term}' by: {text[:80]}"
+                Action.ARCHIVE, signal, other.text, f"contradicted on '{other_term}' by: {text[:80]}"
             )
             extra.file, extra.target = other.file, other
             proposals.append(extra)

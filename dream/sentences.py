@@ -48,9 +48,12 @@ def _is_noise_line(line: str) -> bool:
         return True
     if _QUOTE_LINE.match(line) or _INDENTED_CODE.match(line) or _LOG_LINE.match(line):
         return True
-    letters = _letter_count(stripped)
-    # Mostly symbols and digits: a path list, a hash, a table row, output of a command.
-    return len(stripped) > 12 and letters / len(stripped) < 0.45
+    return mostly_symbols(stripped)
+
+
+def mostly_symbols(stripped: str) -> bool:
+    """Mostly symbols and digits: a path list, a hash, a table row, output of a command."""
+    return len(stripped) > 12 and _letter_count(stripped) / len(stripped) < 0.45
 
 
 def prose_lines(text: str) -> list[str]:

@@ -186,7 +186,7 @@ def parse_timestamp(value: object) -> datetime | None:
     return stamp.astimezone(timezone.utc)
 
 
-def clean_user_text(text: str, excluded: Counter[Excluded] | None = None) -> str | None:
+def clean_user_text(text: str, excluded: Counter[Excluded]) -> str | None:
     """The user's words with client-inserted blocks removed; None when nothing of theirs is left.
 
     What is removed is counted by kind in `excluded`. Pasted material is not removed here (see
@@ -194,18 +194,16 @@ def clean_user_text(text: str, excluded: Counter[Excluded] | None = None) -> str
     """
     stripped = text.lstrip()
     if stripped.startswith(_WRAPPER_STARTS):
-        if excluded is not None:
-            excluded[next(kind for tag, kind in _WRAPPER_TAGS if stripped.startswith(tag))] += 1
+        excluded[next(kind for tag, kind in _WRAPPER_TAGS if stripped.startswith(tag))] += 1
         return None
     if "<" in text:
         text = _STRIPPED_BLOCKS.sub("", text)
         if "<ide_" in text:
             text, found = _IDE_BLOCK.subn("", text)
-            if excluded is not None:
-                excluded[Excluded.IDE_BLOCK] += found
+            excluded[Excluded.IDE_BLOCK] += found
     if "[Image" in text:
         text, found = _IMAGE_MARK.subn("", text)
-        if excluded is not None and found and not text.strip():
+        if found and not text.strip():
             excluded[Excluded.IMAGE] += 1
     if not text.isascii():
         # A string cut mid-emoji by the client's JSON writer leaves a lone surrogate: make it

@@ -118,16 +118,16 @@ class Client:
 
     def interactive_session(self, prompt: str) -> str:
         """The person types `prompt` into the interactive client (in tmux), reads the reply, exits."""
-        for name in (".claude.json",):  # first-run screens: onboarding done, this folder trusted
-            path = self.claude / name
-            state = json.loads(path.read_text()) if path.exists() else {}
-            state.update({"hasCompletedOnboarding": True, "theme": "dark"})
-            state.setdefault("projects", {})[str(self.project)] = {
-                "hasTrustDialogAccepted": True,
-                "hasCompletedProjectOnboarding": True,
-            }
-            state["customApiKeyResponses"] = {"approved": ["dummy"], "rejected": []}
-            path.write_text(json.dumps(state))
+        # The client's own state: first-run screens done, this folder trusted, the API key accepted.
+        path = self.claude / ".claude.json"
+        state = json.loads(path.read_text()) if path.exists() else {}
+        state.update({"hasCompletedOnboarding": True, "theme": "dark"})
+        state.setdefault("projects", {})[str(self.project)] = {
+            "hasTrustDialogAccepted": True,
+            "hasCompletedProjectOnboarding": True,
+        }
+        state["customApiKeyResponses"] = {"approved": ["dummy"], "rejected": []}
+        path.write_text(json.dumps(state))
         socket = str(self.tmp / "tmux.sock")
         tmux = shutil.which("tmux")
         assert tmux is not None

@@ -8,16 +8,17 @@ from typing import Any
 import pytest
 
 from dream import defaults
+from dream.actions import Action
 from dream.config import Config
 from dream.gates import Outcome, decide, gate_reasons, is_pinned, replacement_holds, signal_holds
 from dream.memory import entry_from_line
-from dream.proposals import ADD, REDATE, REPLACE, Proposal
+from dream.proposals import Proposal
 from dream.review import ReviewState
 
 
 def proposal(**changes: Any) -> Proposal:
     base = Proposal(
-        action=ADD,
+        action=Action.ADD,
         category="preference",
         file="preferences.md",
         text="Use pnpm, never npm.",
@@ -48,15 +49,18 @@ PINNED = entry_from_line("decisions.md", "- [2026-01-12] Chose Celery for backgr
         ({"sensitivity": defaults.GATE_MAX_SENSITIVITY + 0.01}, "sensitivity"),
         ({"hold": signal_holds(["github-token"], [])}, "a secret was redacted: github-token"),
         ({"hold": signal_holds([], ["fake system tag"])}, "text that tries to instruct the agent"),
-        ({"action": REPLACE, "target": ENTRY}, None),
-        ({"action": REPLACE, "target": PINNED}, "revises a pinned entry"),
-        ({"action": REPLACE, "target": ENTRY, "hold": replacement_holds("celery", False, None)}, "implicit"),
+        ({"action": Action.REPLACE, "target": ENTRY}, None),
+        ({"action": Action.REPLACE, "target": PINNED}, "revises a pinned entry"),
         (
-            {"action": REPLACE, "target": ENTRY, "hold": replacement_holds("celery", True, "x.md")},
+            {"action": Action.REPLACE, "target": ENTRY, "hold": replacement_holds("celery", False, None)},
+            "implicit",
+        ),
+        (
+            {"action": Action.REPLACE, "target": ENTRY, "hold": replacement_holds("celery", True, "x.md")},
             "own memory",
         ),
         # A re-dated entry changes no meaning: only its holds count, never its scores.
-        ({"action": REDATE, "confidence": 0.1, "durability": 0.1}, None),
+        ({"action": Action.REDATE, "confidence": 0.1, "durability": 0.1}, None),
     ],
 )
 def test_gate_reasons(changes: dict[str, Any], waits_for: str | None) -> None:

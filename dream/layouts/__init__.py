@@ -24,16 +24,17 @@ from dream.paths import MemoryPaths
 
 __all__ = ["Layout", "MemoryType", "layout_for", "memory_paths"]
 
-_LAYOUTS: dict[MemoryType, type[Layout]] = {
-    MemoryType.NATIVE: NativeLayout,
-    MemoryType.OPENCLAW: OpenClawLayout,
-    MemoryType.PROJECT_ROOT: ProjectRootLayout,
+# Layouts hold no state: one of each serves every caller.
+_LAYOUTS: dict[MemoryType, Layout] = {
+    MemoryType.NATIVE: NativeLayout(),
+    MemoryType.OPENCLAW: OpenClawLayout(),
+    MemoryType.PROJECT_ROOT: ProjectRootLayout(),
 }
 
 
 def layout_for(memory_type: MemoryType | str) -> Layout:
     """The layout of a memory type (`native`, `openclaw`, `project-root`)."""
-    return _LAYOUTS[MemoryType(memory_type)]()
+    return _LAYOUTS[MemoryType(memory_type)]
 
 
 def memory_paths(memory_dir: Path, memory_type: MemoryType | str) -> MemoryPaths:

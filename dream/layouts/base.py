@@ -91,6 +91,3 @@ class Layout(ABC):
     def project_dir(self, target: Target) -> Path | None:
         """The project whose CLAUDE.md orient compares memory with."""
         return target.memory_dir
-
-    def describe(self) -> str:
-        return self.memory_type.value

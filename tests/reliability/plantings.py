@@ -176,10 +176,12 @@ RULE_CANDIDATES = [
 
 def signal_texts(text: str) -> list[Any]:
     """The signals the shipped model finds when the user types `text` (in-process, no files)."""
+    from collections import Counter
+
     from dream.signals import extract_signals
     from dream.transcripts import UserMessage, clean_user_text
 
-    cleaned = clean_user_text(text)
+    cleaned = clean_user_text(text, Counter())
     if cleaned is None:
         return []
     return extract_signals(UserMessage("s", "u", now(), "/x", cleaned), "p")

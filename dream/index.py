@@ -10,10 +10,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date
+from typing import NamedTuple
 
 from dream import defaults
 from dream.edits import Edits
-from dream.memory import Entry, Memory
+from dream.memory import Entry, Memory, normalise_key
 from dream.migrate import LINK_TEXT
 from dream.statement import is_key_term, stem
 from dream.topics import TOPIC_DESCRIPTION, TOPIC_FILES
@@ -107,21 +108,68 @@ def _what_is_inside(memory: Memory, entries: list[Entry], most: int = 5) -> str:
     return ", ".join(spelled[k] for k in ranked)
 
 
+class Importance(NamedTuple):
+    """How much an entry matters in every session; a larger value ranks higher."""
+
+    rule: bool  # a rule for every session (a correction, preference, decision, pattern), not a fact
+    insistence: int  # how many times the record shows the person pressing the point
+    latest: str  # ISO date of the last time it was said, compared as text
+
+
+def importance(entry: Entry, category: str) -> Importance:
+    """The Quick Reference's ranking of one entry of a topic file of `category`.
+
+    Rules outrank facts; among them, the more insistence, then the more recent, the higher;
+    equals keep the order they are read in (corrections, preferences, decisions, patterns, facts).
+    No count of sayings is stored, so insistence counts what the entry line keeps: one for a
+    correction (the person overruled the agent); one for `previously` (the person overruled what
+    was remembered: a correction too, even of a fact); one for a restatement on another day
+    (`date` and `updated` differ: a restatement refreshes `date`, the `Updated` note stays).
+    """
+    corrected = entry.previously is not None
+    restated = bool(entry.date and entry.updated and entry.date != entry.updated)
+    return Importance(
+        rule=category != "fact" or corrected,
+        insistence=(category == "correction") + corrected + restated,
+        latest=max(entry.date or "", entry.updated or ""),
+    )
+
+
+# The tail of an archive line (dream/entry_line.py `archive_line`): the archived entry's own date.
+_DATED = re.compile(r"; dated (?P<dated>\d{4}-\d{2}-\d{2})(?:; source: [^()]*)?\)$")
+
+
+def _superseded(memory: Memory, final: dict[str, list[Entry]]) -> set[tuple[str, str | None]]:
+    """(key, date) of every entry the archive holds, this run's archivals included.
+
+    The date tells the archived entry itself (a run killed after writing archive.md left it in
+    its topic file too) from the same words said again after the switch back, which are current.
+    """
+    found: set[tuple[str, str | None]] = set()
+    for archived in final.get(memory.rel(memory.paths.archive), []):
+        head, mark, tail = archived.text.partition(" (archived: ")
+        if mark:
+            dated = _DATED.search(tail)
+            found.add((normalise_key(head), dated["dated"] if dated else None))
+    return found
+
+
 def _quick_reference(memory: Memory, final: dict[str, list[Entry]]) -> list[str]:
-    """At most 10 lines: corrections first (with entries that replaced a contradicted memory),
-    then preferences, decisions, patterns and facts; newest first within each."""
-    order = defaults.CATEGORIES
-    ranked: list[tuple[int, str, Entry]] = []
-    for rank, category in enumerate(order):
+    """At most 10 lines, the most important first (see `importance`): the rules the person
+    insisted on most, and most recently, then the rest of the rules, then facts. An entry the
+    archive holds never appears; one replaced in this run is not in `final` any more."""
+    superseded = _superseded(memory, final)
+    ranked: list[tuple[Importance, Entry]] = []
+    for category in defaults.CATEGORIES:
         rel = memory.rel(memory.paths.topic_dir / TOPIC_FILES[category])
         for entry in final.get(rel, []):
-            ranked.append((0 if entry.previously else rank, entry.updated or entry.date or "", entry))
-    ranked.sort(key=lambda item: item[1], reverse=True)
-    ranked.sort(key=lambda item: item[0])  # stable: newest first within a rank
+            if (entry.key, entry.date) not in superseded:
+                ranked.append((importance(entry, category), entry))
+    ranked.sort(key=lambda item: item[0], reverse=True)  # stable: category, then line order among equals
     # A link inside an entry is relative to its topic file: in the index it would dangle.
     return [
         "- " + _clip(LINK_TEXT.sub(r"\1", e.text), defaults.INDEX_LINE_MAX_CHARS - 2)
-        for _, _, e in ranked[: defaults.QUICK_REFERENCE_MAX]
+        for _, e in ranked[: defaults.QUICK_REFERENCE_MAX]
     ]
 
 

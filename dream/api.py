@@ -424,7 +424,15 @@ def _fill(report: TargetReport, plan: Any) -> None:
         )
     applied = sum(1 for d in plan.decisions if d.outcome == "applied")
     over_cap = sum(1 for d in plan.decisions if d.over_cap)
-    report.budget = {"cap": plan.cap, "applied": applied, "left_pending_over_cap": over_cap}
+    over_queue = sum(1 for d in plan.decisions if d.over_queue)
+    not_durable = sum(1 for d in plan.decisions if d.why.startswith("not durable"))
+    report.budget = {
+        "cap": plan.cap,
+        "applied": applied,
+        "left_pending_over_cap": over_cap,
+        "waiting_unlisted": over_queue,
+        "dropped_not_durable": not_durable,
+    }
 
 
 def _report_row(run_id: str, report: TargetReport) -> dict[str, Any]:

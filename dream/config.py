@@ -17,6 +17,7 @@ class Config:
     window_days: int = defaults.WINDOW_DAYS
     stale_days: int = defaults.STALE_DAYS
     max_changes: int = defaults.MAX_CHANGES_PER_RUN
+    review_queue_max: int = defaults.REVIEW_QUEUE_MAX
     policies: dict[str, str] = field(default_factory=lambda: dict(defaults.CATEGORY_POLICY_DEFAULT))
     # DREAM_PINNED=text|text: entries holding one of these are pinned: a revision waits for
     # review and prune never archives them.
@@ -28,6 +29,7 @@ _INT_KEYS = {
     "DREAM_WINDOW_DAYS": "window_days",
     "DREAM_STALE_DAYS": "stale_days",
     "DREAM_MAX_CHANGES": "max_changes",
+    "DREAM_REVIEW_MAX": "review_queue_max",
 }
 
 

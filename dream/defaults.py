@@ -22,6 +22,10 @@ QUICK_REFERENCE_MAX = 10
 # Digests: per session at most this many signals of each category, each at most this long.
 DIGEST_MAX_PER_CATEGORY = 8
 SIGNAL_MAX_CHARS = 200
+# A rule rewritten from a message aims at this length (DESIGN.md §5: at most ~150 characters).
+RULE_TARGET_CHARS = 150
+# The person's words a rule rests on, as kept beside it.
+QUOTE_MAX_CHARS = 600
 
 # Gates before a proposal is applied without review (issue 3).
 GATE_MIN_CONFIDENCE = 0.9
@@ -29,6 +33,12 @@ GATE_MIN_DURABILITY = 0.85
 GATE_MAX_CHANGE_RISK = 0.2
 GATE_MAX_SENSITIVITY = 0.3
 MAX_CHANGES_PER_RUN = 50
+# Below the gates, a proposal under this durability is not worth the person's answer: dropped
+# (it is still in the transcripts; a restatement raises it). Above it, it may wait for review.
+REVIEW_MIN_DURABILITY = 0.7
+# The review queue is short (issue 13): the most important this many per memory dir and run are
+# listed; the rest wait unlisted in the transcripts and are counted.
+REVIEW_QUEUE_MAX = 10
 
 CATEGORIES = ("correction", "preference", "decision", "pattern", "fact")
 CATEGORY_POLICY_DEFAULT = {

@@ -42,7 +42,7 @@ from dream.transcripts import (
     read_openclaw_session,
 )
 
-DIGEST_FORMAT = 4
+DIGEST_FORMAT = 5
 _TERM = re.compile(r"[a-z][a-z0-9+#.-]{2,29}")
 MAX_TERMS = 4000
 

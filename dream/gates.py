@@ -42,6 +42,8 @@ class Decision:
     why: str
     # Held back only because the run already made its `max_changes`.
     over_cap: bool = False
+    # Would wait for review, but the queue already holds its most important items.
+    over_queue: bool = False
 
 
 def signal_holds(redactions: Iterable[str], unsafe: Iterable[str]) -> list[str]:
@@ -74,11 +76,9 @@ def is_pinned(entry: Entry, pinned: tuple[str, ...] = ()) -> bool:
     return any(text.lower() in raw for text in pinned)
 
 
-def gate_reasons(proposal: Proposal, pinned: tuple[str, ...] = ()) -> list[str]:
-    """Why a proposal may not be applied without review (empty: it may)."""
-    why = list(proposal.hold)
-    if proposal.action == Action.REDATE:
-        return why
+def score_reasons(proposal: Proposal) -> list[str]:
+    """The scores below a gate (empty: the scores pass)."""
+    why = []
     if proposal.confidence < defaults.GATE_MIN_CONFIDENCE:
         why.append(f"confidence {proposal.confidence:.2f} < {defaults.GATE_MIN_CONFIDENCE}")
     if proposal.durability < defaults.GATE_MIN_DURABILITY:
@@ -87,9 +87,50 @@ def gate_reasons(proposal: Proposal, pinned: tuple[str, ...] = ()) -> list[str]:
         why.append(f"change risk {proposal.change_risk:.2f} > {defaults.GATE_MAX_CHANGE_RISK}")
     if proposal.sensitivity > defaults.GATE_MAX_SENSITIVITY:
         why.append(f"sensitivity {proposal.sensitivity:.2f}")
+    return why
+
+
+def needs_person(proposal: Proposal, pinned: tuple[str, ...] = ()) -> list[str]:
+    """What only the person can settle, whatever the scores: a secret, text that tries to
+    instruct the agent, a contradiction that is only implied, a change to an entry they pinned
+    or to Claude Code's own memory file."""
+    why = list(proposal.hold)
     if proposal.target is not None and is_pinned(proposal.target, pinned):
         why.append("revises a pinned entry")
     return why
+
+
+def gate_reasons(proposal: Proposal, pinned: tuple[str, ...] = ()) -> list[str]:
+    """Why a proposal may not be applied without review (empty: it may)."""
+    if proposal.action == Action.REDATE:
+        return list(proposal.hold)
+    return needs_person(proposal, pinned) + score_reasons(proposal)
+
+
+def not_worth_asking(proposal: Proposal, pinned: tuple[str, ...] = ()) -> bool:
+    """Below the gates on its scores alone and too unsure to be worth the person's answer: what
+    is not durable is dropped, not queued."""
+    if needs_person(proposal, pinned) or proposal.action == Action.REDATE:
+        return False
+    return proposal.durability < defaults.REVIEW_MIN_DURABILITY
+
+
+def queue_rank(decision: Decision) -> tuple[int, float]:
+    """Most important first: what only the person can settle (a secret, control text, a conflict
+    with their own entry), then the likeliest rules."""
+    p = decision.proposal
+    settles = 0 if p.hold else 1 if p.target is not None else 2
+    return (settles, -(p.durability + p.confidence))
+
+
+def shorten_queue(decisions: list[Decision], limit: int) -> None:
+    """Keep the `limit` most important waiting items listed; the rest wait unlisted (they are
+    still in the transcripts and come back while in the window), counted by the report."""
+    waiting = [d for d in decisions if d.outcome == Outcome.PENDING and not d.over_cap]
+    for decision in sorted(waiting, key=queue_rank)[limit:]:
+        decision.outcome = Outcome.DROPPED
+        decision.over_queue = True
+        decision.why = f"not among the {limit} most important items for review; " + decision.why
 
 
 def decide(
@@ -119,9 +160,13 @@ def decide(
             reason = f"over the per-run cap of {config.max_changes} changes"
             decisions.append(Decision(proposal, Outcome.PENDING, reason, over_cap=True))
             continue
+        if why and policy != "review" and not_worth_asking(proposal, config.pinned):
+            decisions.append(Decision(proposal, Outcome.DROPPED, "not durable: " + "; ".join(why)))
+            continue
         if why:
             decisions.append(Decision(proposal, Outcome.PENDING, "; ".join(why)))
             continue
         decisions.append(Decision(proposal, Outcome.APPLIED, "passed the gates"))
         changes += 1
+    shorten_queue(decisions, config.review_queue_max)
     return decisions

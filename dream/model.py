@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import repeat
@@ -18,7 +20,27 @@ from dream.paths import package_data
 MODEL_RESOURCE = "signal_model.json"
 # Must equal the "version" inside the JSON (checked at load): digests are keyed by it, and
 # reading it here avoids loading the weights when every digest is cached.
-MODEL_VERSION = "4"
+MODEL_VERSION = "5"
+
+
+# What the durability calibration reads beside the model's logit (scripts/train_signal_model.py).
+CALIBRATION_CUES = ("durable", "oneoff", "question", "request")
+_STRONG_ONE_OFF = re.compile(
+    r"\bjust this once\b|\bthis once\b|\bthis time\b|\bfor now\b|\bfor this (?:one|pr|task|ticket|"
+    r"branch|run|demo|comparison|benchmark|spike)\b|\bjust (?:for )?today\b|\bonly today\b|"
+    r"\bright now\b|\bfor the moment\b|\bdessa vez\b|\bs[óo] hoje\b|\besta vez\b|\bpor ahora\b|"
+    r"\bpor enquanto\b|\bdiesmal\b|\bcette fois\b|\bon this branch\b",
+    re.IGNORECASE,
+)
+
+
+def calibration_cues(text: str, cues: Iterable[str]) -> set[str]:
+    """The calibration's inputs: the cue groups present, with "oneoff" only for the markers that
+    do mean one task ("just this once", "for now"), not every "here" or "first"."""
+    present = set(cues) & {"durable", "question", "request"}
+    if _STRONG_ONE_OFF.search(text):
+        present.add("oneoff")
+    return present
 
 
 @dataclass(frozen=True)
@@ -27,6 +49,17 @@ class SignalModel:
     threshold: float
     signal_weights: dict[str, float]
     category_weights: dict[str, dict[str, float]]
+    calibration: dict[str, float]
+
+    def durability(self, probability: float, text: str, cues: Iterable[str]) -> float:
+        """How likely the rule is to hold beyond the task, as a calibrated probability."""
+        if not self.calibration:
+            return probability
+        p = min(max(probability, 1e-6), 1 - 1e-6)
+        present = calibration_cues(text, cues)
+        z = self.calibration.get("logit", 1.0) * math.log(p / (1 - p)) + self.calibration.get("bias", 0.0)
+        z += sum(self.calibration.get(cue, 0.0) for cue in present)
+        return _sigmoid(z)
 
     def signal_probability(self, features: list[str]) -> float:
         # map() over dict.get with a default runs in C: twice as fast as a generator here.
@@ -73,4 +106,5 @@ def load_model() -> SignalModel:
         category_weights={
             c: {k: float(v) for k, v in raw["categories"].get(c, {}).items()} for c in CATEGORIES
         },
+        calibration={k: float(v) for k, v in raw.get("calibration", {}).items()},
     )

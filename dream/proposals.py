@@ -16,7 +16,7 @@ from dream.actions import Action
 from dream.contradiction import contradiction
 from dream.dates import absolutize, has_relative_date
 from dream.gates import replacement_holds, signal_holds
-from dream.matching import TermIndex, is_duplicate
+from dream.matching import TermIndex, is_duplicate, similarity
 from dream.memory import Entry, Memory
 from dream.signals import Signal
 from dream.statement import Statement, analyse
@@ -164,16 +164,21 @@ class _Working:
     def _match(
         self, statement: Statement
     ) -> tuple[tuple[int, Entry | Proposal] | None, list[tuple[int, Entry | Proposal, str, bool]]]:
-        """The first duplicate among the live items, and every item the statement contradicts."""
+        """The closest duplicate among the live items, and every item the statement contradicts.
+
+        The closest, not the first: which item comes first depends on whether it was written in an
+        earlier run, and a second run over the same input must restate the same one.
+        """
         duplicate_of: tuple[int, Entry | Proposal] | None = None
+        best = 0.0
         contradicted: list[tuple[int, Entry | Proposal, str, bool]] = []
         for i in sorted(self.index.candidates(statement) - self.dead):
             item, other = self.items[i]
             found = contradiction(statement, other)
             if found is not None:
                 contradicted.append((i, item, found[0], found[1]))
-            elif duplicate_of is None and is_duplicate(statement, other):
-                duplicate_of = (i, item)
+            elif is_duplicate(statement, other) and (score := similarity(statement, other)) > best:
+                duplicate_of, best = (i, item), score
         return duplicate_of, contradicted
 
     def consider(self, signal: Signal) -> None:

@@ -296,6 +296,12 @@ def _render_notes(target: TargetReport) -> list[str]:
             f"budget: {b['applied']} of at most {b['cap']} changes applied; "
             f"{b['left_pending_over_cap']} left pending over the cap"
         )
+        if b.get("waiting_unlisted") or b.get("dropped_not_durable"):
+            out.append(
+                f"review queue: the most important {defaults.REVIEW_QUEUE_MAX} listed, "
+                f"{b.get('waiting_unlisted', 0)} more waiting unlisted; "
+                f"{b.get('dropped_not_durable', 0)} dropped as not durable"
+            )
     if target.missing_project:
         archived = "; its memory was archived" if target.pruned else ""
         out.append(

@@ -31,6 +31,7 @@ JSON_KEYS = (
     "sensitivity",
 )
 
+_EXPLICIT = ("durable", "rule_verb", "preference", "decision", "we_state", "correction", "pattern")
 _VOLATILE = re.compile(
     r"\bfor now\b|\bcurrently\b|\bat the moment\b|\bright now\b|\buntil\b|\btemporar|"
     r"\bthis (?:week|sprint|month|quarter)\b|\bfor the time being\b|\bstill\b|\bnot yet\b|"
@@ -43,7 +44,6 @@ _PERSONAL = re.compile(
     re.IGNORECASE,
 )
 _MARKER_KIND = re.compile(r"\[REDACTED:([\w.-]+)\]")  # dream.redact.marker(kind)
-_EXPLICIT = ("durable", "rule_verb", "preference", "decision", "we_state", "correction", "pattern")
 
 
 class Signal(NamedTuple):
@@ -65,6 +65,8 @@ class Signal(NamedTuple):
     redactions: tuple[str, ...] = ()
     # Why the text had to be neutralised (agent-steering content); such a signal is never auto-applied.
     unsafe: tuple[str, ...] = ()
+    # The person's exact words the rule rests on (redacted, neutralised).
+    quote: str = ""
 
     def public_json(self) -> dict[str, Any]:
         """The keys DESIGN.md §7 promises for `signals --json`."""
@@ -75,6 +77,7 @@ class Signal(NamedTuple):
         data["categories"] = list(self.categories)
         data["redactions"] = list(self.redactions)
         data["unsafe"] = list(self.unsafe)
+        data["quote"] = self.quote
         return data
 
     def to_row(self) -> list[Any]:
@@ -92,12 +95,13 @@ class Signal(NamedTuple):
             list(self.categories),
             list(self.redactions),
             list(self.unsafe),
+            self.quote,
         ]
 
     @classmethod
     def from_row(cls, project: str, row: list[Any]) -> Signal:
         (session_id, uuid, timestamp, category, text, confidence, durability, change_risk, sensitivity,
-         categories, redactions, unsafe) = row  # fmt: skip
+         categories, redactions, unsafe, quote) = row  # fmt: skip
         return cls(
             project,
             str(session_id),
@@ -112,6 +116,7 @@ class Signal(NamedTuple):
             tuple(categories),
             tuple(redactions),
             tuple(unsafe),
+            str(quote),
         )
 
 
@@ -131,10 +136,10 @@ def score_message(text: str, with_categories: bool = False) -> list[ScoredSenten
     """
     from dream.features import analyse_sentence
     from dream.model import load_model
-    from dream.sentences import split_sentences
+    from dream.rules import split_pieces
 
     model = load_model()
-    sentences = split_sentences(text)
+    sentences = [piece.scored for piece in split_pieces(text)]
     is_question = text.rstrip().endswith("?")
     scored = []
     for sentence in sentences:
@@ -165,27 +170,27 @@ def _clip(text: str, limit: int = defaults.SIGNAL_MAX_CHARS) -> str:
 
 
 def _scores(sentence: ScoredSentence, redacted: bool) -> tuple[float, float, float, float]:
+    """Confidence, durability, change risk and sensitivity of a rule.
+
+    Durability is the model's probability, calibrated on held-out messages
+    (`scripts/train_signal_model.py --eval` prints the table), less what says the rule is for the
+    task at hand ("just this once", "for now") or may soon change: the gates' thresholds mean what
+    they say. Confidence is high for an explicit instruction, else the same probability.
+    """
+    probability = sentence.probability
     cues = set(sentence.cues)
     explicit = bool(cues & set(_EXPLICIT)) and "question" not in cues
+    # An explicit instruction that the model accepts is high confidence (DESIGN.md §4): the
+    # person said it in so many words. Whether it holds beyond the task is durability's to say.
+    confidence = 0.9 + 0.09 * probability if explicit and probability >= 0.5 else probability
     from dream.model import load_model
 
-    # An explicit instruction that the model accepts is high confidence (DESIGN.md §4).
-    if explicit and sentence.probability >= max(load_model().threshold, 0.5):
-        confidence = 0.9 + 0.09 * sentence.probability
-    else:
-        confidence = 0.55 + 0.3 * sentence.probability
-    durability = 0.78
-    if "durable" in cues or "we_state" in cues:
-        durability += 0.15
-    if "rule_verb" in cues or "preference" in cues or "decision" in cues:
-        durability += 0.07
-    if "oneoff" in cues:
-        durability -= 0.25
+    durability = load_model().durability(probability, sentence.text, cues)
     change_risk = 0.1
     if _VOLATILE.search(sentence.text):
         change_risk += 0.35
         durability -= 0.15
-    if "question" in cues:
+    if "question" in sentence.cues:
         change_risk += 0.2
     sensitivity = 1.0 if redacted else 0.6 if _PERSONAL.search(sentence.text) else 0.05
     return (
@@ -197,27 +202,44 @@ def _scores(sentence: ScoredSentence, redacted: bool) -> tuple[float, float, flo
 
 
 def extract_signals(message: UserMessage, project: str, redacted_text: str | None = None) -> list[Signal]:
-    """The signals of one user message, redacted and neutralised.
+    """The rules of one user message (`dream.rules`), redacted and neutralised.
 
     `redacted_text`: the message already passed through `redact` (the digest needs it anyway).
     """
     from dream.control_text import neutralise
+    from dream.features import analyse_sentence
     from dream.model import load_model
     from dream.redact import redact
-    from dream.sentences import QUOTE_PLACEHOLDER, strip_inline_code
+    from dream.rules import message_rules, split_pieces
+    from dream.sentences import strip_inline_code
 
-    threshold = load_model().threshold
+    model = load_model()
     # Redact the whole message first: a secret can span lines (a private key block) that the
-    # sentence splitter would otherwise hand over piece by piece.
+    # splitter would otherwise hand over piece by piece.
     text_in = redacted_text if redacted_text is not None else redact(message.text).text
+    pieces = split_pieces(text_in)
+    is_question = text_in.rstrip().endswith("?")
+    scored = []
+    for piece in pieces:
+        feats, cues = analyse_sentence(piece.scored, is_question, len(pieces))
+        scored.append((feats, cues, model.signal_probability(feats)))
+    is_rule = [probability >= model.threshold for _, _, probability in scored]
     signals = []
-    for sentence in score_message(text_in):
-        if sentence.probability < threshold:
-            continue
-        text = strip_inline_code(sentence.text).replace(QUOTE_PLACEHOLDER, "…")
+    for rule in message_rules(pieces, is_rule):
+        members = [i for i in rule.pieces if is_rule[i]]
+        best = max(members, key=lambda i: scored[i][2])
+        by_category = model.category_probabilities(scored[best][0])
+        ranked = sorted(by_category, key=lambda c: -by_category[c])
+        categories = tuple(c for c in ranked if by_category[c] >= 0.5) or (ranked[0],)
+        cues = tuple(sorted({cue for i in members for cue in scored[i][1]}))
+        sentence = ScoredSentence(rule.text, scored[best][2], categories, cues)
+        text = strip_inline_code(rule.text)
         redaction = redact(text)
         kinds = set(_MARKER_KIND.findall(redaction.text)) | {r.kind for r in redaction.redactions}
         safe_text, unsafe = neutralise(redaction.text)
+        safe_quote, quote_unsafe = neutralise(redact(rule.quote).text)
+        # The rewrite must never be what hides control text: the person's words decide too.
+        unsafe = tuple(sorted(set(unsafe) | set(quote_unsafe)))
         if len(_MARKER_KIND.sub("", safe_text).strip(" .,:;-")) < 3:
             continue
         confidence, durability, change_risk, sensitivity = _scores(sentence, bool(kinds))
@@ -227,15 +249,16 @@ def extract_signals(message: UserMessage, project: str, redacted_text: str | Non
                 session_id=message.session_id,
                 uuid=message.uuid,
                 timestamp=message.timestamp.isoformat().replace("+00:00", "Z"),
-                category=sentence.categories[0],
+                category=categories[0],
                 text=_clip(safe_text),
                 confidence=confidence,
                 durability=durability,
                 change_risk=change_risk,
                 sensitivity=sensitivity,
-                categories=sentence.categories,
+                categories=categories,
                 redactions=tuple(sorted(kinds)),
                 unsafe=unsafe,
+                quote=_clip(safe_quote, defaults.QUOTE_MAX_CHARS),
             )
         )
     return signals

@@ -18,13 +18,14 @@ import math
 import random
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from dream.defaults import CATEGORIES  # noqa: E402
 from dream.features import sentence_features  # noqa: E402
-from dream.sentences import split_sentences  # noqa: E402
+from dream.rules import split_pieces  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
 TRAIN_FILES = [*sorted(DATA.glob("signals-train-*.jsonl")), DATA / "signals-dev.jsonl"]
@@ -46,8 +47,33 @@ def load(paths: list[Path]) -> list[tuple[str, list[str]]]:
     return rows
 
 
+MEMORY_EVAL_DEV = DATA / "memory-eval" / "dev"
+
+
+def memory_eval_rows(folder: Path = MEMORY_EVAL_DEV) -> list[tuple[str, list[str]]]:
+    """Every message of the memory evaluation's dev projects (never the held-out ones), labelled
+    by the ideal items said in it: whole messages in the voices real sessions have."""
+    from collections import Counter
+
+    from dream.transcripts import person_text
+
+    rows = []
+    for path in sorted(folder.glob("*.json")):
+        project = json.loads(path.read_text(encoding="utf-8"))
+        said: dict[tuple[int, int], list[str]] = {}
+        for item in project["ideal"]:
+            for session, turn in item["said_in"]:
+                said.setdefault((session, turn), []).append(item["category"])
+        for s, session in enumerate(project["sessions"]):
+            for t, turn in enumerate(session["turns"]):
+                text = person_text(turn["user"], Counter())
+                if text:
+                    rows.append((text, sorted(set(said.get((s, t), [])))))
+    return rows
+
+
 def message_features(text: str) -> list[list[str]]:
-    sentences = split_sentences(text) or [text.strip() or "-"]
+    sentences = [piece.scored for piece in split_pieces(text)] or [text.strip() or "-"]
     is_question = text.rstrip().endswith("?")
     return [sentence_features(s, is_question, len(sentences)) for s in sentences]
 
@@ -173,15 +199,95 @@ def cross_validate(rows: list[tuple[str, list[str]]], folds: int = 5) -> tuple[f
     return best
 
 
+def _calibration_row(weights: dict[str, float], text: str) -> tuple[float, set[str]]:
+    """The message's best piece logit and the cues the calibration reads (as at run time)."""
+    from dream.features import cues_present
+    from dream.model import calibration_cues
+
+    pieces = [piece.scored for piece in split_pieces(text)] or [text.strip() or "-"]
+    is_question = text.rstrip().endswith("?")
+    feats = [sentence_features(s, is_question, len(pieces)) for s in pieces]
+    best = max(range(len(pieces)), key=lambda i: score(weights, feats[i]))
+    return score(weights, feats[best]), calibration_cues(pieces[best], cues_present(pieces[best].lower()))
+
+
+def calibrate(rows: list[tuple[str, list[str]]], l2: float, folds: int = 5) -> dict[str, float]:
+    """Durability as a calibrated probability: a logistic fit over the out-of-fold logit of the
+    message's best piece and the cues that say whether a rule outlives the task (durable markers,
+    one-off markers, a question). Out of fold, so the calibration sees the model's real errors."""
+    from dream.model import CALIBRATION_CUES
+
+    rng = random.Random(13)
+    blocks = [rows[i : i + 8] for i in range(0, len(rows), 8)]
+    rng.shuffle(blocks)
+    examples: list[tuple[list[float], int]] = []
+    for k in range(folds):
+        test = [r for i, block in enumerate(blocks) if i % folds == k for r in block]
+        train = [r for i, block in enumerate(blocks) if i % folds != k for r in block]
+        weights = train_signal(train, l2)
+        for text, labels in test:
+            z, cues = _calibration_row(weights, text)
+            examples.append(
+                ([z, *(1.0 if c in cues else 0.0 for c in CALIBRATION_CUES), 1.0], int(bool(labels)))
+            )
+    names = ["logit", *CALIBRATION_CUES, "bias"]
+    coef = [1.0] + [0.0] * (len(names) - 1)
+    for epoch in range(400):
+        grad = [0.0] * len(names)
+        for x, y in examples:
+            z = sum(c * v for c, v in zip(coef, x, strict=True))
+            p = 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
+            for j, v in enumerate(x):
+                grad[j] += (p - y) * v
+        rate = 0.5 / len(examples) / (1 + epoch / 100)
+        coef = [c - rate * g for c, g in zip(coef, grad, strict=True)]
+    return {name: round(c, 4) for name, c in zip(names, coef, strict=True)}
+
+
+def calibration_table(rows: list[tuple[str, list[str]]], model: Any) -> list[str]:
+    """Calibrated durability by band against the share of messages that truly are signals, and
+    the precision and recall of the gate (DESIGN.md §4; the gates' thresholds in dream.defaults)."""
+    from dream.defaults import GATE_MIN_DURABILITY
+    from dream.features import cues_present
+
+    bands: dict[int, list[int]] = {}
+    gated = [0, 0]
+    positives = sum(1 for _, labels in rows if labels)
+    for text, labels in rows:
+        pieces = [piece.scored for piece in split_pieces(text)] or [text.strip() or "-"]
+        is_question = text.rstrip().endswith("?")
+        feats = [sentence_features(s, is_question, len(pieces)) for s in pieces]
+        best = max(range(len(pieces)), key=lambda i: model.signal_probability(feats[i]))
+        durability = model.durability(
+            model.signal_probability(feats[best]), pieces[best], cues_present(pieces[best].lower())
+        )
+        band = min(int(durability * 10), 9)
+        bands.setdefault(band, [0, 0])[bool(labels)] += 1
+        if durability >= GATE_MIN_DURABILITY:
+            gated[bool(labels)] += 1
+    lines = [
+        f"  durability {b / 10:.1f}-{(b + 1) / 10:.1f}: {n[1]}/{n[0] + n[1]} signals"
+        for b, n in sorted(bands.items())
+    ]
+    applied = gated[0] + gated[1]
+    lines.append(
+        f"  gate durability >= {GATE_MIN_DURABILITY}: precision {gated[1] / applied if applied else 0:.3f} "
+        f"({gated[1]}/{applied}), recall {gated[1] / positives if positives else 0:.3f}"
+    )
+    return lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--eval", action="store_true", help="report F1 on the held-out set")
     parser.add_argument("--no-cv", action="store_true", help="skip cross-validation (threshold 0)")
     args = parser.parse_args()
-    rows = load([p for p in TRAIN_FILES if p.exists()])
+    rows = load([p for p in TRAIN_FILES if p.exists()]) + memory_eval_rows()
     l2, threshold = (L2, 0.0) if args.no_cv else cross_validate(rows)
     signal = train_signal(rows, l2)
     categories = train_categories(rows, signal)
+    calibration = calibrate(rows, l2)
+    print("calibration:", calibration, file=sys.stderr)
     print("train:", f1(rows, signal, threshold), file=sys.stderr)
     probability_threshold = round(1 / (1 + math.exp(-threshold)), 4)
     OUT.write_text(
@@ -192,6 +298,7 @@ def main() -> int:
                 "trained_on": [p.name for p in TRAIN_FILES if p.exists()],
                 "signal": dict(sorted(signal.items())),
                 "categories": {c: dict(sorted(w.items())) for c, w in categories.items()},
+                "calibration": calibration,
             },
             separators=(",", ":"),
         )
@@ -200,7 +307,13 @@ def main() -> int:
     )
     print(f"wrote {OUT.relative_to(ROOT)}: {len(signal)} signal weights", file=sys.stderr)
     if args.eval and HELDOUT.exists():
+        from dream.model import load_model
+
+        load_model.cache_clear()
         print("held-out:", f1(load([HELDOUT]), signal, threshold), file=sys.stderr)
+        print("held-out calibration:", file=sys.stderr)
+        for line in calibration_table(load([HELDOUT]), load_model()):
+            print(line, file=sys.stderr)
     return 0
 
 

@@ -115,3 +115,48 @@ def test_decide_follows_review_verdicts_and_policies() -> None:
     ]
     assert "policy for decision is review" in decisions[3].why
     assert str(Outcome.APPLIED) == "applied"
+
+
+@pytest.mark.parametrize(
+    ("changes", "outcome"),
+    [
+        # Sure enough to be worth the person's answer: it waits.
+        ({"durability": defaults.REVIEW_MIN_DURABILITY}, Outcome.PENDING),
+        # Not durable: dropped, not queued.
+        ({"durability": defaults.REVIEW_MIN_DURABILITY - 0.01}, Outcome.DROPPED),
+        ({"durability": 0.1, "confidence": 0.1}, Outcome.DROPPED),
+        # What only the person can settle waits whatever its scores.
+        ({"durability": 0.1, "hold": signal_holds(["github-token"], [])}, Outcome.PENDING),
+        ({"durability": 0.1, "hold": signal_holds([], ["fake system tag"])}, Outcome.PENDING),
+        ({"durability": 0.1, "action": Action.REPLACE, "target": PINNED}, Outcome.PENDING),
+    ],
+)
+def test_what_is_not_durable_is_dropped_unless_the_person_must_settle_it(
+    changes: dict[str, Any], outcome: Outcome
+) -> None:
+    [decision] = decide([proposal(**changes)], Config(), ReviewState(None), set())
+    assert decision.outcome == outcome, decision.why
+    if outcome == Outcome.DROPPED:
+        assert decision.why.startswith("not durable")
+
+
+def test_the_review_queue_lists_the_most_important_ten_and_counts_the_rest() -> None:
+    unsure = [proposal(text=f"Unsure rule {i}.", durability=0.7 + i / 100) for i in range(12)]
+    secret = proposal(text="Deploy key is [REDACTED:github-token].", hold=signal_holds(["github-token"], []))
+    conflict = proposal(
+        action=Action.REPLACE, target=ENTRY, text="Dramatiq, not Celery.", hold=["implicit contradiction"]
+    )
+    decisions = decide([*unsure, secret, conflict], Config(), ReviewState(None), set())
+    listed = [d for d in decisions if d.outcome == Outcome.PENDING]
+    waiting = [d for d in decisions if d.over_queue]
+    assert len(listed) == defaults.REVIEW_QUEUE_MAX and len(waiting) == 4
+    # What only the person can settle is never the part left out; then the likeliest rules.
+    assert secret in [d.proposal for d in listed] and conflict in [d.proposal for d in listed]
+    assert {d.proposal.text for d in waiting} == {f"Unsure rule {i}." for i in range(4)}
+    assert all(d.outcome == Outcome.DROPPED and "most important" in d.why for d in waiting)
+
+
+def test_the_queue_length_is_configurable() -> None:
+    unsure = [proposal(text=f"Unsure rule {i}.", durability=0.75) for i in range(5)]
+    decisions = decide(unsure, Config(review_queue_max=2), ReviewState(None), set())
+    assert sum(d.outcome == Outcome.PENDING for d in decisions) == 2

@@ -10,10 +10,12 @@ import subprocess
 import sys
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from homefactory import MemoryHome, Turn, now
 
+from dream import defaults
 from dream.layouts import memory_paths
 from dream.memory import load_memory
 
@@ -98,9 +100,14 @@ def _pick(candidates: list[str], wanted) -> str:  # type: ignore[no-untyped-def]
     raise AssertionError(f"no candidate scored as needed: {candidates}")
 
 
+def _waits(s: Any) -> bool:
+    """Below the gates, yet sure enough to be worth the person's answer."""
+    return s.durability >= defaults.REVIEW_MIN_DURABILITY
+
+
 def test_low_confidence_and_one_off_signals_wait_for_review_and_approve_applies_them(home: Home) -> None:
-    low = _pick(LOW_CONFIDENCE, lambda s: s.confidence < 0.9)
-    once = _pick(ONE_OFF, lambda s: s.change_risk > 0.2 or s.durability < 0.85)
+    low = _pick(LOW_CONFIDENCE, lambda s: s.confidence < 0.9 and _waits(s))
+    once = _pick(ONE_OFF, lambda s: _waits(s) and (s.change_risk > 0.2 or s.durability < 0.85))
     home.write("corrections.md", "# Corrections\n")  # see test_files_dream_creates_parse_on_the_next_run
     home.say(low, once, "Every time you add an endpoint, update openapi.yaml.")  # the last passes the gates
     run = home.ok("run")
@@ -135,8 +142,28 @@ def test_low_confidence_and_one_off_signals_wait_for_review_and_approve_applies_
     assert home.dream("approve", "0000000000").returncode == 2
 
 
+# Signals (the model takes them as rules) that say they will not last.
+NOT_DURABLE = [
+    "For the time being, run the nightly export by hand.",
+    "Temporarily, all deploys go through the release branch.",
+    "For now, deploys need a manual approval from me.",
+]
+
+
+def test_what_is_not_durable_is_dropped_not_queued_and_counted(home: Home) -> None:
+    passing = _pick(NOT_DURABLE, lambda s: s.durability < defaults.REVIEW_MIN_DURABILITY)
+    home.say(passing)
+    run = home.ok("run", "--json")
+    assert home.review() == []
+    assert passing not in " ".join(home.entries())
+    [target] = json.loads(run.stdout)["targets"]
+    assert target["budget"]["dropped_not_durable"] >= 1
+    outcomes = [(p["outcome"], p["why"]) for p in target["proposals"]]
+    assert any(o == "dropped" and why.startswith("not durable") for o, why in outcomes), outcomes
+
+
 def test_reject_drops_a_proposal_for_good(home: Home) -> None:
-    low = _pick(LOW_CONFIDENCE, lambda s: s.confidence < 0.9)
+    low = _pick(LOW_CONFIDENCE, lambda s: s.confidence < 0.9 and _waits(s))
     home.say(low)
     home.ok("run")
     [item] = home.review()

@@ -1,0 +1,346 @@
+"""From a message to rules (DESIGN.md §5, "what an entry is").
+
+The candidate is the person's whole message (already without pastes), not a sentence cut from
+it. The sentences the model scores as rules are kept together with what gives them meaning: the
+sentence before a "them" / "there" / "Every time.", the reason after a "because", the other
+clause of a sentence the splitter cut at a dash or a semicolon, a second sentence that speaks of
+the same tool. Each group is then rewritten deterministically into one standalone rule: filler
+and discourse go ("ok", "tbh", "fwiw", "oh and", "pls", emoji), the person's voice becomes a
+rule ("I'd rather you didn't X" → "Don't X"), and the person's terms (names, versions, paths,
+commands) stay exactly as they wrote them. A group that cannot stand alone is dropped, not stored.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+
+from dream import defaults
+from dream.sentences import QUOTE_PLACEHOLDER, prose_lines
+
+_INLINE_QUOTE = re.compile(r"\"[^\"\n]{3,}\"|“[^”\n]{3,}”|(?<![\w=])'[^'\n]{6,}'(?![\w])|«[^»\n]{3,}»")
+# A sentence ends at . ! ? followed by space; a clause at a spaced dash or a semicolon.
+_BOUNDARY = re.compile(
+    r"(?<=[.!?。！？])\s+|(?<=[。！？])|\s*[\U0001f300-\U0001faff\u2600-\u27bf]+\ufe0f?\s+|(\s+[—–]\s+|;\s+)"
+)
+
+# Reads only with what came before it: a pronoun or a pointer back, or a bare adverbial.
+_DEPENDENT = re.compile(
+    r"^(?:it|its|it's|they|them|that's|thats|there|same|so|which|then|both|otherwise|also that|again|"
+    r"only (?:the|that|this)|isso|isto|esse|essa|vale|só o|so o|das|dies|ça|eso|"
+    # "this" / "that" as a pointer ("That applies everywhere"), not as "this repo uses uv"
+    r"(?:this|that|these|those)(?=\s+(?:is|was|are|were|one|ones|way|applies|apply|goes|go|holds|too|"
+    r"also|again|as well|counts|means)\b|\s*[.,!;:]|\s*$))\b",
+    re.IGNORECASE,
+)
+# Pronouns inside a short rule that point at something named elsewhere in the message.
+_POINTER = re.compile(r"\b(?:them|it|there|that one|those|these|this one)\b", re.IGNORECASE)
+_REASON = re.compile(
+    r"^(?:because|since|as otherwise|otherwise|so that|so the|so it|bc|cuz|'cause|porque|pois|weil|"
+    r"car|parce que)\b|\b(?:gave us|bit(?:ten)? us|has bitten|caused|breaks|broke|leaks?)\b",
+    re.IGNORECASE,
+)
+# Continues the rule before it: "no UPDATE, no DELETE, ever", "stick to polars", "incl. CI".
+_ELABORATION = re.compile(
+    r"^(?:no|not|never|nor|only|always|and|or|nothing|none|incl|including|e\.g|i\.e|stick to|"
+    r"use|prefer|instead|rather|even|especially|same for|also for|applies to|that applies)\b",
+    re.IGNORECASE,
+)
+_REQUEST = re.compile(
+    r"^(?:can|could|would|will) (?:you|u)\b|^(?:fix|add|run|create|make|write|rename|remove|delete|"
+    r"check|look|try|revert|show|open|explain|update|port|convert|send|paste|let me|give me)\b",
+    re.IGNORECASE,
+)
+_KEY = re.compile(
+    r"[\w.-]*[./_][\w./*-]+|`[^`]+`|\b[A-Z][a-z]+[A-Z]\w*|\b[a-z]+[A-Z]\w*|\b[A-Z]{2,}\w*|\b\d+(?:\.\d+)+\b|"
+    r"\b(?:npm|pnpm|yarn|pip|uv|poetry|cargo|go|gradle|docker|postgres|redis|jest|vitest|pytest|"
+    r"ruff|mypy|eslint|prettier|tailwind|react|python|node|kotlin|swift|rust|java|git|github|"
+    r"gitlab|terraform|kubernetes|helm|polars|pandas|storybook|playwright|mockk|mockito)\b",
+)
+
+_EMOJI = re.compile(
+    "[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\ufe0f\u200d]+|"
+    r"(?<!\w)(?::\)|:\(|:D|;\)|:P|xD|\^\^)(?!\w)"
+)
+_LAUGH = re.compile(r"\s*\b(?:lol+|lmao+|rofl|haha+|hehe+|kkk+|jaja+|xd)\b[.!]*", re.IGNORECASE)
+# Interjections that open a message: filler only when punctuation follows ("no, …", "ok so …"),
+# since "no UPDATE, no DELETE" and "first run the linter" carry content.
+_INTERJECTION = (
+    r"ok(?:ay)?|oh|well|hmm+|um+|uh+|ah+|hey|hi+|hello|yo|right|yes|yeah|yep|sure|alright|great|"
+    r"cool|nice|thanks|thx|ty|sorry|ugh|argh|wait|no|nope|nah|nooo+|again|actually|first|lastly|"
+    r"finally|anyway|important|note|remember|reminder|update|news|big one|one thing|quick one|psa|"
+    r"side note|small (?:infra )?update|good morning|morning|bom dia|oi|olá|então|tipo|valeu|"
+    r"decision|heads up|fyi|btw|fwiw|tbh|imo|imho"
+)
+# Discourse that is filler before any word.
+_DISCOURSE = (
+    r"ok so|ok(?:ay)?|hi+|hey|hello|oh and|and also|and|also|but|so|btw|by the way|fwiw|fyi|tbh|imo|"
+    r"imho|honestly|basically|"
+    r"pls|please|plz|one thing for the future|one more thing|for the record|just so you know|"
+    r"heads up|note(?! that)|ah e|e tipo"
+)
+_FILLER_LEAD = re.compile(
+    rf"^(?:(?:{_INTERJECTION})\s*[,:!.;—–-]+\s*|(?:{_DISCOURSE})\s+"
+    r"|(?:remember that|note that|keep in mind that|for future reference|as i said|as i told you|"
+    r"just a reminder|reminder that|i think|i guess|i mean|to be clear|for context|"
+    r"like i said|as mentioned|remember this(?: rule)?|(?:new |general |house )?rule(?: of thumb)?:|"
+    r"as a (?:general )?rule|for future sessions)\b\s*[,:]?\s*)+",
+    re.IGNORECASE,
+)
+_POLITE = re.compile(r"\b(?:please|pls|plz|kindly)\b\s*,?\s*", re.IGNORECASE)
+_TRAILING_FILLER = re.compile(
+    r"[\s,]*(?:\b(?:ok|okay|thanks|thank you|thx|pls|please|lol|haha|right|yeah|ok\?|got it\??|"
+    r"k|kk|já falei isso antes|i already told you|like i said)\b[\s.!?]*)+$",
+    re.IGNORECASE,
+)
+
+# The person's voice turned into a rule. Each pattern sees the piece after filler is gone.
+_VOICE: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(
+            r"^i(?:'d| would) (?:rather|prefer) (?:that )?(?:you )?(?:didn't|did not|not|don't|dont)\s+", re.I
+        ),
+        "Don't ",
+    ),
+    (re.compile(r"^i(?:'d| would) (?:rather|prefer) (?:that )?(?:you )?(?:use|used)\s+", re.I), "Use "),
+    (re.compile(r"^i (?:don't|do not|dont) want (?:you )?to\s+", re.I), "Don't "),
+    (re.compile(r"^i (?:don't|do not|dont) want\s+", re.I), "No "),
+    (re.compile(r"^i(?:'d| would) like (?:you )?to\s+", re.I), ""),
+    (re.compile(r"^i (?:want|need) (?:you )?to\s+(?=always|never|use|keep)", re.I), ""),
+    (
+        re.compile(
+            r"^(?:you should|you must|you need to|you have to|you'?ll need to|make sure you)\s+", re.I
+        ),
+        "",
+    ),
+    (re.compile(r"^(?:can|could|would) (?:you|u) (?:please |pls )?(?:always|never)\s+", re.I), "Always "),
+    (re.compile(r"^(?:let's|lets) (?:always|never)\s+", re.I), "Always "),
+    (re.compile(r"^(?:don't|dont|do not) ever\s+", re.I), "Never "),
+    (re.compile(r"^dont\b", re.I), "Don't"),
+    (re.compile(r"^(?:we|i) (?:dont|don't)\b", re.I), "We don't"),
+)
+_QUESTION_START = re.compile(
+    r"^(?:what|why|how|where|when|which|who|is|are|was|were|do(?! not\b)|does|did|can|could|would|"
+    r"should|shall|will|have|has|any idea|or is|or should|is it)\b",
+    re.IGNORECASE,
+)
+_MIN_WORDS = 3
+
+
+class Boundary(enum.Enum):
+    """How a piece is separated from the one before it."""
+
+    START = "start"
+    LINE = "line"
+    SENTENCE = "sentence"
+    CLAUSE = "clause"
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A sentence or clause of the message: `text` as the person wrote it; `scored` without its
+    filler and with quoted spans replaced: the model reads that (a rule someone else wrote is not
+    the person's, and "tbh" or "oh and fwiw" says nothing about whether a rule follows)."""
+
+    text: str
+    scored: str
+    boundary: Boundary
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One candidate rule of a message: the rewritten text and the exact words it rests on."""
+
+    text: str
+    quote: str
+    pieces: tuple[int, ...]  # indexes of the message's pieces it was made of
+
+
+def split_pieces(text: str) -> list[Piece]:
+    """The message's prose as sentences and clauses, with how each is joined to the one before."""
+    pieces: list[Piece] = []
+    for number, line in enumerate(prose_lines(text)):
+        originals = [m.group(0) for m in _INLINE_QUOTE.finditer(line)]
+        scored_line = _INLINE_QUOTE.sub(QUOTE_PLACEHOLDER, line)
+        boundary = Boundary.START if number == 0 else Boundary.LINE
+        position = 0
+        parts = _BOUNDARY.split(scored_line)
+        # re.split with one group yields text, separator, text, …; a None separator is a sentence end.
+        for index in range(0, len(parts), 2):
+            part = parts[index]
+            separator = parts[index - 1] if index else None
+            if index:
+                boundary = Boundary.CLAUSE if separator else Boundary.SENTENCE
+            stripped = part.strip(" \t-*•")
+            restored = stripped
+            count = stripped.count(QUOTE_PLACEHOLDER)
+            for original in originals[position : position + count]:
+                restored = restored.replace(QUOTE_PLACEHOLDER, original, 1)
+            position += count
+            if len(stripped) >= 2 and any(ch.isalpha() for ch in stripped):
+                pieces.append(Piece(restored, tidy(stripped) or stripped, boundary))
+                boundary = Boundary.SENTENCE
+    return pieces
+
+
+def is_dependent(text: str) -> bool:
+    """Cannot be read without what came before: "Every time.", "Same as the rest of the repo."."""
+    stripped = tidy(text)
+    if _DEPENDENT.match(stripped):
+        return True
+    words = stripped.split()
+    if len(words) < _MIN_WORDS and not _KEY.search(stripped):
+        return True
+    return len(words) <= 8 and bool(_POINTER.search(stripped)) and not _KEY.search(stripped)
+
+
+def elaborates(piece: Piece) -> bool:
+    """A short continuation of the rule before it: the other clause of its sentence, or a piece
+    that opens with "no …", "only …", "stick to …"."""
+    text = tidy(piece.text)
+    words = len(text.split())
+    if _REQUEST.match(text) or _QUESTION_START.match(text) or text.endswith("?"):
+        return False
+    if piece.boundary is Boundary.CLAUSE and words <= 8:
+        return True
+    return words <= 10 and bool(_ELABORATION.match(text))
+
+
+def is_reason(text: str) -> bool:
+    return bool(_REASON.search(tidy(text)))
+
+
+def key_terms(text: str) -> set[str]:
+    return {m.group(0).strip("`").lower() for m in _KEY.finditer(text)}
+
+
+def group_pieces(pieces: list[Piece], is_rule: list[bool]) -> list[tuple[int, ...]]:
+    """Indexes of the pieces of each rule, in message order; overlapping groups are merged."""
+    groups: list[list[int]] = []
+    count = len(pieces)
+    for index in range(count):
+        if not is_rule[index]:
+            continue
+        start = index
+        # Back to what a dependent rule points at, and to the other clause of a cut sentence
+        # when that clause names what the rule is about.
+        while (
+            start > 0
+            and index - start < 2
+            and (
+                is_dependent(pieces[start].text)
+                or (
+                    pieces[start].boundary is Boundary.CLAUSE
+                    and start == index
+                    and key_terms(pieces[start - 1].text)
+                    and not _QUESTION_START.match(tidy(pieces[start - 1].text))
+                )
+            )
+        ):
+            start -= 1
+        end = index
+        while end + 1 < count and end - start < 3:
+            after = pieces[end + 1]
+            shares = key_terms(after.text) & key_terms(" ".join(p.text for p in pieces[start : end + 1]))
+            if (
+                is_dependent(after.text)
+                or is_reason(after.text)
+                or elaborates(after)
+                or (is_rule[end + 1] and shares)
+            ):
+                end += 1
+                continue
+            break
+        members = list(range(start, end + 1))
+        if groups and groups[-1][-1] >= start:
+            groups[-1].extend(m for m in members if m > groups[-1][-1])
+        else:
+            groups.append(members)
+    return [tuple(group) for group in groups]
+
+
+def tidy(text: str) -> str:
+    """The piece without filler, laughter, emoji, politeness and its conversational lead-in."""
+    text = _EMOJI.sub("", text)
+    text = _LAUGH.sub("", text)
+    previous = None
+    while previous != text:
+        previous = text
+        text = _FILLER_LEAD.sub("", text.strip()).strip()
+    text = _TRAILING_FILLER.sub("", text).strip()
+    text = _POLITE.sub("", text).strip()
+    return re.sub(r"\s{2,}", " ", text).strip(" ,;:—–-")
+
+
+def as_rule(text: str) -> str:
+    """The tidy piece in a rule's voice."""
+    text = tidy(text)
+    for pattern, replacement in _VOICE:
+        if pattern.match(text):
+            text = pattern.sub(replacement, text, count=1)
+            break
+    text = re.sub(r"!+(?=\s|$)", ".", text).rstrip(" .")
+    return text[:1].upper() + text[1:] if text else text
+
+
+def rewrite(pieces: list[Piece], group: tuple[int, ...]) -> str:
+    """One standalone rule from a group of pieces, at most ~150 characters where it can be."""
+    parts: list[str] = []
+    for index in group:
+        piece = as_rule(pieces[index].text)
+        if not piece:
+            continue
+        if parts and pieces[index].boundary is Boundary.CLAUSE:
+            parts[-1] += "; " + (piece[:1].lower() + piece[1:] if _lower_ok(piece) else piece)
+        elif parts:
+            parts[-1] = parts[-1] + ". " + piece
+        else:
+            parts.append(piece)
+    text = " ".join(parts).strip()
+    if len(text) > defaults.RULE_TARGET_CHARS:
+        text = _shorten(text)
+    return text + "." if text and text[-1] not in ".?)\"'`" else text
+
+
+def _lower_ok(piece: str) -> bool:
+    first = piece.split(" ", 1)[0]
+    return first[:1].isupper() and first[1:].islower() and first not in {"I", "I'm", "I'd"}
+
+
+def _shorten(text: str) -> str:
+    """Clauses without a key term go first from the end, then the text is clipped at a word."""
+    clauses = re.split(r"(?<=[;,])\s+", text)
+    while len(" ".join(clauses)) > defaults.RULE_TARGET_CHARS and len(clauses) > 1:
+        droppable = [i for i in range(len(clauses) - 1, 0, -1) if not key_terms(clauses[i])]
+        if not droppable:
+            break
+        del clauses[droppable[0]]
+    text = " ".join(clauses).rstrip(",; ")
+    limit = defaults.SIGNAL_MAX_CHARS
+    if len(text) > limit:
+        text = text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    return text
+
+
+def stands_alone(text: str) -> bool:
+    """A rule a reader understands without the session: enough words, not a question, not a
+    bare pointer back."""
+    body = text.rstrip(".")
+    if len(body.split()) < _MIN_WORDS or body.endswith("?") or _QUESTION_START.match(body):
+        return False
+    return not (_DEPENDENT.match(body) and not key_terms(body))
+
+
+def message_rules(pieces: list[Piece], is_rule: list[bool]) -> list[Rule]:
+    """The standalone rules of a message, given which of its pieces the model scores as rules."""
+    rules = []
+    for group in group_pieces(pieces, is_rule):
+        if group[0] == 0 and is_dependent(pieces[0].text):
+            continue  # "Use them for every new component." with nothing before it to say what
+        rewritten = rewrite(pieces, group)
+        if not stands_alone(rewritten):
+            continue
+        quote = " ".join(pieces[i].text for i in group)
+        rules.append(Rule(rewritten, quote, group))
+    return rules

@@ -1,0 +1,161 @@
+"""From a message to rules (dream/rules.py) as tables: rewriting, resolution, joining, dropping.
+
+The tables pass which pieces are rules explicitly, so they test the rules of `dream.rules` and not
+the classifier's current weights; the last tests go through the shipped model end to end.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from dream import defaults
+from dream.rules import Boundary, as_rule, message_rules, split_pieces
+from dream.signals import extract_signals
+from dream.transcripts import UserMessage
+
+
+@pytest.mark.parametrize(
+    ("said", "rule"),
+    [
+        # filler and discourse go
+        ("Oh and fwiw we're pinned to go 1.22 in CI", "We're pinned to go 1.22 in CI"),
+        ("ok we're going with vico!!", "We're going with vico"),
+        ("pls never commit to main lol", "Never commit to main"),
+        ("Big one: always run pnpm lint before you say done", "Always run pnpm lint before you say done"),
+        ("remember: everything goes through uv 😅", "Everything goes through uv"),
+        ("heads up, staging runs on Fly.io in fra", "Staging runs on Fly.io in fra"),
+        ("Remember this rule: always deploy with --atomic", "Always deploy with --atomic"),
+        ("hi! tbh the API is versioned under /v2", "The API is versioned under /v2"),
+        # the person's voice becomes a rule
+        ("Tbh I'd rather you didn't launch the emulator yourself", "Don't launch the emulator yourself"),
+        ("I'd rather you used polars here", "Use polars here"),
+        ("I don't want you to touch the migrations", "Don't touch the migrations"),
+        ("You should always pin versions in requirements.txt", "Always pin versions in requirements.txt"),
+        ("dont ever push to the release branch", "Never push to the release branch"),
+        ("we dont use default exports", "We don't use default exports"),
+        # content that looks like filler stays
+        ("no UPDATE, no DELETE, ever", "No UPDATE, no DELETE, ever"),
+        ("first run the linter, then the tests", "First run the linter, then the tests"),
+        ("note that ledger_entries is append-only", "Ledger_entries is append-only"),
+        # the person's terms are kept exactly
+        ("pls use `uv add --optional bench` for extras", "Use `uv add --optional bench` for extras"),
+        ("Always wrap errors with fmt.Errorf and %w", "Always wrap errors with fmt.Errorf and %w"),
+    ],
+)
+def test_rewriting(said: str, rule: str) -> None:
+    assert as_rule(said) == rule
+
+
+def test_rewriting_never_alters_control_text() -> None:
+    # "!" becomes "." only at the end of a sentence: "<!--" must stay for neutralise to see it.
+    assert "<!-- hidden -->" in as_rule("Always use tabs <!-- hidden --> in Go files!")
+
+
+def rules(text: str, rule_at: set[int]) -> list[str]:
+    pieces = split_pieces(text)
+    return [r.text for r in message_rules(pieces, [i in rule_at for i in range(len(pieces))])]
+
+
+@pytest.mark.parametrize(
+    ("message", "rule_at", "expected"),
+    [
+        # resolution: a pointer back is joined with what it points at
+        (
+            "We keep the Storybook stories next to each component. Use them for every new component.",
+            {1},
+            ["We keep the Storybook stories next to each component. Use them for every new component."],
+        ),
+        ("Never commit to main. Every time.", {0}, ["Never commit to main. Every time."]),
+        (
+            "Migrations go in db/migrations. Same for seeds.",
+            {0},
+            ["Migrations go in db/migrations. Same for seeds."],
+        ),
+        # joining: two sentences of one rule, the other clause of a cut sentence, a reason
+        (
+            "ledger_entries is append-only. no UPDATE, no DELETE, ever.",
+            {0},
+            ["Ledger_entries is append-only. No UPDATE, no DELETE, ever."],
+        ),
+        ("I'd rather you didn't use pandas; stick to polars", {0}, ["Don't use pandas; stick to polars."]),
+        (
+            "We never use fp16 on this project. It gave us loss spikes around epoch 8.",
+            {0},
+            ["We never use fp16 on this project. It gave us loss spikes around epoch 8."],
+        ),
+        (
+            "Run ./gradlew ktlintCheck before handing back. Otherwise CI rejects it.",
+            {0},
+            ["Run ./gradlew ktlintCheck before handing back. Otherwise CI rejects it."],
+        ),
+        (
+            "Use pnpm for everything. pnpm is also what CI runs.",
+            {0, 1},
+            ["Use pnpm for everything. Pnpm is also what CI runs."],
+        ),
+        # separate rules stay separate
+        (
+            "Use pnpm for installs. Deploys go through Fly.io.",
+            {0, 1},
+            ["Use pnpm for installs.", "Deploys go through Fly.io."],
+        ),
+        # the task request around a rule is left out
+        (
+            "Can you add the detail page? We use TanStack Query for all server state.",
+            {1},
+            ["We use TanStack Query for all server state."],
+        ),
+        # dropping: what cannot stand alone is not stored
+        ("Use them for every new component.", {0}, []),
+        ("Every time.", {0}, []),
+        ("Thats how we do it going forward", {0}, []),
+        ("do we never use ORMs here?", {0}, []),
+        ("ok thanks!", {0}, []),
+    ],
+)
+def test_joining_resolution_and_dropping(message: str, rule_at: set[int], expected: list[str]) -> None:
+    assert rules(message, rule_at) == expected
+
+
+def test_pieces_keep_quoted_terms_and_say_how_they_are_joined() -> None:
+    pieces = split_pieces("Set precision='bf16-mixed' on the Trainer — we never use fp16. Got it?")
+    texts = ["Set precision='bf16-mixed' on the Trainer", "we never use fp16.", "Got it?"]
+    assert [p.text for p in pieces] == texts
+    assert [p.boundary for p in pieces] == [Boundary.START, Boundary.CLAUSE, Boundary.SENTENCE]
+    # the model reads quoted spans as a placeholder, the rule keeps them
+    assert "«quote»" not in pieces[0].text
+
+
+def test_a_rule_is_at_most_about_150_characters() -> None:
+    long = (
+        "Every new route goes into api/openapi.yaml, then you run go generate ./api/..., and that is "
+        "because the client is generated from it, which we agreed on in the spring, after a long "
+        "discussion, with everybody, over several weeks, in the platform guild."
+    )
+    [rule] = rules(long, {0})
+    assert len(rule) <= defaults.SIGNAL_MAX_CHARS
+    assert "api/openapi.yaml" in rule and "go generate ./api/..." in rule
+
+
+def _signals(text: str) -> list[str]:
+    message = UserMessage("s", "u", datetime(2026, 11, 20, tzinfo=timezone.utc), None, text)
+    return [s.text for s in extract_signals(message, "p")]
+
+
+def test_the_shipped_model_keeps_the_rule_and_drops_the_task() -> None:
+    found = _signals(
+        "hiii ok so today i need the plant detail page 🌱 oh and fyi we switched to pnpm last week so "
+        "dont use yarn anymore, the yarn.lock is gone"
+    )
+    assert len(found) == 1
+    assert found[0].startswith("We switched to pnpm") and "yarn" in found[0]
+    assert "plant detail page" not in found[0]
+
+
+def test_a_signal_carries_the_persons_exact_words() -> None:
+    text = "Tbh I'd rather you didn't launch the emulator yourself. It freezes my laptop every time."
+    message = UserMessage("s", "u", datetime(2026, 11, 20, tzinfo=timezone.utc), None, text)
+    for signal in extract_signals(message, "p"):
+        assert signal.quote and signal.quote in text

@@ -117,6 +117,14 @@ _VOICE: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^(?:can|could|would) (?:you|u) (?:please |pls )?(?:always|never)\s+", re.I), "Always "),
     (re.compile(r"^(?:let's|lets) (?:always|never)\s+", re.I), "Always "),
     (re.compile(r"^(?:don't|dont|do not) ever\s+", re.I), "Never "),
+    (re.compile(r"^i (?:prefer|like)\s+(?!to\b|it\b|that\b|when\b|if\b)", re.I), "Prefer "),
+    (
+        re.compile(
+            r"^(?:we(?:'ve| have)?|i(?:'ve| have)?|the team(?: has)?) (?:decided|agreed) (?:that |to |on )?",
+            re.I,
+        ),
+        "",
+    ),
     (re.compile(r"^dont\b", re.I), "Don't"),
     (re.compile(r"^(?:we|i) (?:dont|don't)\b", re.I), "We don't"),
 )
@@ -273,13 +281,47 @@ def tidy(text: str) -> str:
     return re.sub(r"\s{2,}", " ", text).strip(" ,;:—–-")
 
 
+# "We're switching from Celery to Dramatiq for all jobs" → "Use Dramatiq, not Celery, for all jobs".
+_SWITCH = re.compile(
+    r"^(?:we(?:'re| are)|we(?:'ve| have)?|i(?:'ve| have)?|the team(?: is| has)?|the project(?: is| has)?) "
+    r"(?:now )?(?:switch(?:ing|ed)?|mov(?:ing|ed)|migrat(?:ing|ed)) (?:over )?from "
+    r"(?P<old>[\w.@/+#-]+(?: [\w.@/+#-]+){0,2}?) to (?P<new>[\w.@/+#-]+(?: [\w.@/+#-]+){0,2}?)"
+    r"(?P<rest>(?: (?:for|in|on|across|at|everywhere|as)\b| ?[,.;]|$).*)$",
+    re.IGNORECASE,
+)
+_LEADING_FOREVER = re.compile(
+    r"^(?:from now on|going forward|from here on(?: out)?|from today on|in future|in the future)\s*,?\s*",
+    re.IGNORECASE,
+)
+_DECIDED_ON = re.compile(r"^on (\d{4}-\d\d-\d\d),? (?=(?:we|i|the team)\b)", re.IGNORECASE)
+_TRAILING_FOREVER = re.compile(
+    r"[,;]?\s*\b(?:from now on|going forward|from here on(?: out)?|from today on|for the future)\s*$",
+    re.IGNORECASE,
+)
+
+
 def as_rule(text: str) -> str:
     """The tidy piece in a rule's voice."""
     text = tidy(text)
+    # The entry is dated: "from now on" says nothing more there (the model read it already).
+    forever = _LEADING_FOREVER.match(text)
+    if forever and len(text[forever.end() :].split()) >= _MIN_WORDS:
+        text = text[forever.end() :]
+    decided = _DECIDED_ON.match(text)
+    if decided:
+        text = text[decided.end() :]
+    switch = _SWITCH.match(text)
+    if switch:
+        rest = _TRAILING_FOREVER.sub("", switch["rest"].rstrip(" .")).rstrip(" .,")
+        rest = re.sub(r"^,? so\b,?", ";", rest)
+        rest = ("," + rest) if rest[:1] == " " else rest
+        text = f"Use {switch['new'].rstrip('.')}, not {switch['old'].rstrip('.')}{rest}"
     for pattern, replacement in _VOICE:
         if pattern.match(text):
             text = pattern.sub(replacement, text, count=1)
             break
+    stripped = _TRAILING_FOREVER.sub("", text.rstrip(" .!"))
+    text = stripped if len(stripped.split()) >= _MIN_WORDS else text
     text = re.sub(r"!+(?=\s|$)", ".", text).rstrip(" .")
     return text[:1].upper() + text[1:] if text else text
 

@@ -47,18 +47,20 @@ def load(paths: list[Path]) -> list[tuple[str, list[str]]]:
     return rows
 
 
-MEMORY_EVAL_DEV = DATA / "memory-eval" / "dev"
+# The memory evaluation's projects the model may learn from: its dev half and the training-only
+# projects. Never the held-out half.
+MEMORY_EVAL_TRAIN = (DATA / "memory-eval" / "dev", DATA / "memory-eval" / "train")
 
 
-def memory_eval_rows(folder: Path = MEMORY_EVAL_DEV) -> list[tuple[str, list[str]]]:
-    """Every message of the memory evaluation's dev projects (never the held-out ones), labelled
-    by the ideal items said in it: whole messages in the voices real sessions have."""
+def memory_eval_rows(folders: tuple[Path, ...] = MEMORY_EVAL_TRAIN) -> list[tuple[str, list[str]]]:
+    """Every message of those projects, labelled by the ideal items said in it: whole messages in
+    the voices real sessions have."""
     from collections import Counter
 
     from dream.transcripts import person_text
 
     rows = []
-    for path in sorted(folder.glob("*.json")):
+    for path in sorted(p for folder in folders for p in folder.glob("*.json")):
         project = json.loads(path.read_text(encoding="utf-8"))
         said: dict[tuple[int, int], list[str]] = {}
         for item in project["ideal"]:

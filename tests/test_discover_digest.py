@@ -23,7 +23,9 @@ from dream.paths import project_slug, resolve_paths
 from dream.signals import extract_signals
 from dream.transcripts import ReadStats, UserMessage
 
-RULE = "From now on always use pnpm in this repo, never npm."
+# Typed by the person, and the rule dream keeps of it (dream.rules drops the "From now on").
+RULE_SAID = "From now on always use pnpm in this repo, never npm."
+RULE = "Always use pnpm in this repo, never npm."
 RULE2 = "Never add emojis to commit messages."
 
 
@@ -59,7 +61,7 @@ def _git(*args: str, cwd: Path) -> None:
 
 def test_real_layout_and_sessions_folder_are_found(claude: Path) -> None:
     cwd = "/home/dana/src/app"
-    main = write_session(claude, cwd, [Turn(RULE, _now() - timedelta(hours=1))])
+    main = write_session(claude, cwd, [Turn(RULE_SAID, _now() - timedelta(hours=1))])
     folder = main.parent
     older = folder / "sessions" / "5d2b6a8e-0000-4000-8000-000000000001.jsonl"
     older.parent.mkdir()
@@ -85,13 +87,13 @@ def test_real_layout_and_sessions_folder_are_found(claude: Path) -> None:
 
 
 def test_a_directory_named_jsonl_does_not_stop_discovery(claude: Path) -> None:
-    main = write_session(claude, "/home/dana/app", [Turn(RULE, _now() - timedelta(hours=1))])
+    main = write_session(claude, "/home/dana/app", [Turn(RULE_SAID, _now() - timedelta(hours=1))])
     (main.parent / "weird.jsonl").mkdir()
     assert [s.path for s in claude_sessions(resolve_paths(claude), ReadStats())] == [main]
 
 
 def test_symlink_loop_in_projects_is_reported_not_fatal(claude: Path) -> None:
-    main = write_session(claude, "/home/dana/app", [Turn(RULE, _now() - timedelta(hours=1))])
+    main = write_session(claude, "/home/dana/app", [Turn(RULE_SAID, _now() - timedelta(hours=1))])
     (main.parent / "a.jsonl").symlink_to(main.parent / "b.jsonl")
     (main.parent / "b.jsonl").symlink_to(main.parent / "a.jsonl")
     stats = ReadStats()
@@ -105,7 +107,7 @@ def test_session_maps_to_the_memory_dir_of_its_git_root(claude: Path, tmp_path: 
     _git("init", "-q", cwd=repo)
     cwd = repo / "src" / "pkg"
     cwd.mkdir(parents=True)
-    path = write_session(claude, str(cwd), [Turn(RULE, _now() - timedelta(hours=1))])
+    path = write_session(claude, str(cwd), [Turn(RULE_SAID, _now() - timedelta(hours=1))])
     # The transcript stays under the cwd's slug ...
     assert path.parent.name == project_slug(str(cwd))
     result = Session.open(claude_dir=claude).gather()
@@ -126,7 +128,7 @@ def test_worktree_maps_to_the_main_checkout(claude: Path, tmp_path: Path) -> Non
     assert (worktree / ".git").is_file()
     cwd = worktree / "lib"
     cwd.mkdir()
-    write_session(claude, str(cwd), [Turn(RULE, _now() - timedelta(hours=1))])
+    write_session(claude, str(cwd), [Turn(RULE_SAID, _now() - timedelta(hours=1))])
     result = Session.open(claude_dir=claude).gather()
     assert list(result.targets) == [project_slug(str(repo))]
 
@@ -134,7 +136,7 @@ def test_worktree_maps_to_the_main_checkout(claude: Path, tmp_path: Path) -> Non
 def test_session_outside_git_maps_to_its_own_slug(claude: Path, tmp_path: Path) -> None:
     cwd = (tmp_path / "plain" / "dir").resolve()
     cwd.mkdir(parents=True)
-    write_session(claude, str(cwd), [Turn(RULE, _now() - timedelta(hours=1))])
+    write_session(claude, str(cwd), [Turn(RULE_SAID, _now() - timedelta(hours=1))])
     result = Session.open(claude_dir=claude).gather()
     assert list(result.targets) == [project_slug(str(cwd))]
 
@@ -144,7 +146,7 @@ def test_session_outside_git_maps_to_its_own_slug(claude: Path, tmp_path: Path) 
 
 def test_files_older_than_the_window_are_not_read(claude: Path) -> None:
     old_at = _now() - timedelta(days=20)
-    old = write_session(claude, "/home/dana/app", [Turn(RULE, old_at)])
+    old = write_session(claude, "/home/dana/app", [Turn(RULE_SAID, old_at)])
     os.utime(old, (old_at.timestamp(), old_at.timestamp()))
     new = write_session(claude, "/home/dana/app", [Turn(RULE2, _now() - timedelta(hours=1))])
     paths = resolve_paths(claude)
@@ -160,7 +162,7 @@ def test_window_is_by_message_timestamp(claude: Path) -> None:
     write_session(
         claude,
         "/home/dana/app",
-        [Turn(RULE, _now() - timedelta(days=10)), Turn(RULE2, _now() - timedelta(days=1))],
+        [Turn(RULE_SAID, _now() - timedelta(days=10)), Turn(RULE2, _now() - timedelta(days=1))],
     )
     three = Session.open(claude_dir=claude, since="3").signals()
     assert [s.text for s in three] == [RULE2]
@@ -173,7 +175,7 @@ def test_window_by_date(claude: Path) -> None:
     write_session(
         claude,
         "/home/dana/app",
-        [Turn(RULE, datetime(2025, 12, 30, 12, tzinfo=timezone.utc)), Turn(RULE2, recent)],
+        [Turn(RULE_SAID, datetime(2025, 12, 30, 12, tzinfo=timezone.utc)), Turn(RULE2, recent)],
     )
     found = Session.open(claude_dir=claude, since="2026-01-01").signals()
     assert [s.text for s in found] == [RULE2]
@@ -232,7 +234,7 @@ def test_openclaw_daily_logs_and_agent_sessions(isolated_home: Path, claude: Pat
         session,
         "/home/rowan/app",
         [
-            ("user", RULE, _now() - timedelta(hours=3)),
+            ("user", RULE_SAID, _now() - timedelta(hours=3)),
             ("assistant", "From now on I will always use quokka, never make.", _now() - timedelta(hours=3)),
         ],
     )
@@ -262,7 +264,7 @@ def test_project_root_reads_the_repositorys_transcripts_only(claude: Path, tmp_p
     (app / "sub").mkdir(parents=True)
     sibling = (tmp_path / "app-legacy").resolve()
     sibling.mkdir()
-    write_session(claude, str(app), [Turn(RULE, _now() - timedelta(hours=3))])
+    write_session(claude, str(app), [Turn(RULE_SAID, _now() - timedelta(hours=3))])
     write_session(claude, str(app / "sub"), [Turn(RULE2, _now() - timedelta(hours=2))])
     # `app-legacy` has the slug `…-app-legacy`, which starts with app's slug: it must not leak in.
     write_session(
@@ -289,7 +291,7 @@ def _gather(claude: Path) -> tuple[Session, DigestStats, list[str]]:
 
 
 def test_digest_reused_while_the_file_is_unchanged(claude: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    write_session(claude, "/home/dana/app", [Turn(RULE, _now() - timedelta(hours=2))])
+    write_session(claude, "/home/dana/app", [Turn(RULE_SAID, _now() - timedelta(hours=2))])
     write_session(claude, "/home/dana/other", [Turn(RULE2, _now() - timedelta(hours=1))])
     _, first, texts = _gather(claude)
     assert (first.built, first.reused) == (2, 0)
@@ -305,7 +307,9 @@ def test_digest_reused_while_the_file_is_unchanged(claude: Path, monkeypatch: py
 
 
 def test_digest_rebuilt_when_a_line_is_appended(claude: Path) -> None:
-    path = write_session(claude, "/home/dana/app", [Turn(RULE, _now() - timedelta(hours=2))], session_id="s1")
+    path = write_session(
+        claude, "/home/dana/app", [Turn(RULE_SAID, _now() - timedelta(hours=2))], session_id="s1"
+    )
     _gather(claude)
     with open(path, "a", encoding="utf-8") as handle:
         handle.write(
@@ -327,7 +331,7 @@ def _last_line_user_session(path: Path, text: str, at: datetime) -> None:
 
 def test_digest_rebuilt_on_same_size_rewrite_with_the_same_mtime(claude: Path) -> None:
     path = claude / "projects" / slug("/home/dana/app") / "s1.jsonl"
-    _last_line_user_session(path, RULE, _now() - timedelta(hours=1))
+    _last_line_user_session(path, RULE_SAID, _now() - timedelta(hours=1))
     _, _, texts = _gather(claude)
     assert texts == [RULE]
     info = path.stat()
@@ -343,7 +347,7 @@ def test_digest_rebuilt_on_same_size_rewrite_with_the_same_mtime(claude: Path) -
 
 def test_digest_rebuilt_on_same_size_rewrite(claude: Path) -> None:
     path = claude / "projects" / slug("/home/dana/app") / "s1.jsonl"
-    _last_line_user_session(path, RULE, _now() - timedelta(hours=1))
+    _last_line_user_session(path, RULE_SAID, _now() - timedelta(hours=1))
     _gather(claude)
     changed = path.read_bytes().replace(b"use pnpm in", b"use yarn in")
     path.write_bytes(changed)
@@ -355,7 +359,7 @@ def test_digest_rebuilt_on_same_size_rewrite(claude: Path) -> None:
 
 
 def test_digest_invalidated_when_the_format_changes(claude: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    write_session(claude, "/home/dana/app", [Turn(RULE, _now() - timedelta(hours=1))])
+    write_session(claude, "/home/dana/app", [Turn(RULE_SAID, _now() - timedelta(hours=1))])
     _, first, _ = _gather(claude)
     assert first.built == 1
     _, again, _ = _gather(claude)
@@ -367,7 +371,7 @@ def test_digest_invalidated_when_the_format_changes(claude: Path, monkeypatch: p
 
 
 def test_corrupt_digest_is_rebuilt_not_fatal(claude: Path) -> None:
-    write_session(claude, "/home/dana/app", [Turn(RULE, _now() - timedelta(hours=1))])
+    write_session(claude, "/home/dana/app", [Turn(RULE_SAID, _now() - timedelta(hours=1))])
     _gather(claude)
     [cache] = (claude / "dream" / "digests").rglob("*.json")
     cache.write_text('{"format": ', encoding="utf-8")
@@ -384,7 +388,7 @@ def _cached_sessions(claude: Path) -> dict[str, list[str]]:
 
 
 def test_digest_dropped_when_one_of_several_sessions_is_deleted(claude: Path) -> None:
-    keep = write_session(claude, "/home/dana/app", [Turn(RULE, _now() - timedelta(hours=2))])
+    keep = write_session(claude, "/home/dana/app", [Turn(RULE_SAID, _now() - timedelta(hours=2))])
     gone = write_session(claude, "/home/dana/app", [Turn(RULE2, _now() - timedelta(hours=1))])
     _gather(claude)
     pack = pack_path(resolve_paths(claude), slug("/home/dana/app")).name
@@ -397,7 +401,7 @@ def test_digest_dropped_when_one_of_several_sessions_is_deleted(claude: Path) ->
 
 
 def test_digest_dropped_when_the_only_session_of_a_project_is_deleted(claude: Path) -> None:
-    keep = write_session(claude, "/home/dana/app", [Turn(RULE, _now() - timedelta(hours=2))])
+    keep = write_session(claude, "/home/dana/app", [Turn(RULE_SAID, _now() - timedelta(hours=2))])
     gone = write_session(claude, "/home/dana/other", [Turn(RULE2, _now() - timedelta(hours=1))])
     _gather(claude)
     assert len(_cached_sessions(claude)) == 2
@@ -409,7 +413,7 @@ def test_digest_dropped_when_the_only_session_of_a_project_is_deleted(claude: Pa
 
 
 def test_pack_of_a_deleted_project_folder_is_removed(claude: Path) -> None:
-    write_session(claude, "/home/dana/app", [Turn(RULE, _now() - timedelta(hours=2))])
+    write_session(claude, "/home/dana/app", [Turn(RULE_SAID, _now() - timedelta(hours=2))])
     gone = write_session(claude, "/home/dana/other", [Turn(RULE2, _now() - timedelta(hours=1))])
     _gather(claude)
     for path in gone.parent.iterdir():
@@ -446,7 +450,7 @@ def test_cache_keeps_the_window_not_the_history(claude: Path) -> None:
 
 
 def test_temp_files_of_a_killed_run_are_removed_when_old(claude: Path) -> None:
-    write_session(claude, "/home/dana/app", [Turn(RULE, _now() - timedelta(hours=1))])
+    write_session(claude, "/home/dana/app", [Turn(RULE_SAID, _now() - timedelta(hours=1))])
     _gather(claude)
     digests = claude / "dream" / "digests"
     old = digests / f".{slug('/home/dana/app')}.json.4242.tmp"
@@ -463,7 +467,9 @@ def test_temp_files_of_a_killed_run_are_removed_when_old(claude: Path) -> None:
 
 def test_a_pack_with_text_utf8_cannot_hold_is_still_written(claude: Path) -> None:
     # json.loads gives a lone surrogate for a "\\udc80" escape; a cwd holding one must not stop the cache.
-    path = write_session(claude, "/home/dana/app", [Turn(RULE, _now() - timedelta(hours=1))], session_id="s1")
+    path = write_session(
+        claude, "/home/dana/app", [Turn(RULE_SAID, _now() - timedelta(hours=1))], session_id="s1"
+    )
     path.write_text(
         path.read_text(encoding="utf-8").replace('"cwd":"/home/dana/app"', '"cwd":"/home/dana/\\udc80app"')
     )
@@ -474,7 +480,7 @@ def test_a_pack_with_text_utf8_cannot_hold_is_still_written(claude: Path) -> Non
 
 
 def test_format_2_per_session_caches_are_removed(claude: Path) -> None:
-    write_session(claude, "/home/dana/app", [Turn(RULE, _now() - timedelta(hours=1))])
+    write_session(claude, "/home/dana/app", [Turn(RULE_SAID, _now() - timedelta(hours=1))])
     legacy = claude / "dream" / "digests" / slug("/home/dana/app") / "claude-s1.json"
     legacy.parent.mkdir(parents=True)
     legacy.write_text('{"format": "2/4"}', encoding="utf-8")
@@ -486,7 +492,7 @@ def test_format_2_per_session_caches_are_removed(claude: Path) -> None:
 
 def test_a_warm_run_reads_one_file_per_folder(claude: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for i in range(6):
-        write_session(claude, f"/home/dana/app{i % 2}", [Turn(RULE, _now() - timedelta(hours=i + 1))])
+        write_session(claude, f"/home/dana/app{i % 2}", [Turn(RULE_SAID, _now() - timedelta(hours=i + 1))])
     _gather(claude)
     opened: list[str] = []
     real_read_bytes = Path.read_bytes
@@ -505,7 +511,7 @@ def test_a_warm_run_reads_one_file_per_folder(claude: Path, monkeypatch: pytest.
 
 
 def test_deleted_between_discovery_and_read(claude: Path) -> None:
-    keep = write_session(claude, "/home/dana/app", [Turn(RULE, _now() - timedelta(hours=2))])
+    keep = write_session(claude, "/home/dana/app", [Turn(RULE_SAID, _now() - timedelta(hours=2))])
     gone = write_session(claude, "/home/dana/app", [Turn(RULE2, _now() - timedelta(hours=1))])
     paths = resolve_paths(claude)
     read, dstats = ReadStats(), DigestStats()
@@ -570,7 +576,7 @@ def test_digest_caps_signals_per_category_and_length(claude: Path) -> None:
     # The long rule, when kept, is clipped rather than dropped or stored whole.
     for signal in digest.signals:
         if signal.uuid == long_rule.uuid:
-            assert signal.text.startswith("From now on, whenever you touch the billing service")
+            assert signal.text.startswith("Whenever you touch the billing service")
             assert len(signal.text) <= 200
 
 
@@ -610,7 +616,7 @@ def test_digest_cache_never_holds_a_planted_secret(claude: Path) -> None:
 
 
 def test_digest_cache_is_one_pack_per_folder(claude: Path) -> None:
-    path = write_session(claude, "/home/dana/app", [Turn(RULE, _now() - timedelta(hours=1))])
+    path = write_session(claude, "/home/dana/app", [Turn(RULE_SAID, _now() - timedelta(hours=1))])
     target = pack_path(resolve_paths(claude), slug("/home/dana/app"))
     assert target == claude / "dream" / "digests" / f"{slug('/home/dana/app')}.json"
     Session.open(claude_dir=claude).gather()
@@ -622,7 +628,7 @@ def test_digest_cache_is_one_pack_per_folder(claude: Path) -> None:
 
 
 def test_dry_run_gather_writes_no_digest(claude: Path) -> None:
-    write_session(claude, "/home/dana/app", [Turn(RULE, _now() - timedelta(hours=1))])
+    write_session(claude, "/home/dana/app", [Turn(RULE_SAID, _now() - timedelta(hours=1))])
     found = Session.open(claude_dir=claude).signals(write_cache=False)
     assert [s.text for s in found] == [RULE]
     assert not (claude / "dream").exists()
@@ -641,7 +647,7 @@ def test_window_default_is_seven_days(claude: Path) -> None:
     write_session(
         claude,
         "/home/dana/app",
-        [Turn(RULE, _now() - timedelta(days=8)), Turn(RULE2, _now() - timedelta(days=6))],
+        [Turn(RULE_SAID, _now() - timedelta(days=8)), Turn(RULE2, _now() - timedelta(days=6))],
     )
     assert [s.text for s in Session.open(claude_dir=claude).signals()] == [RULE2]
 

@@ -35,6 +35,20 @@ from dream.transcripts import UserMessage
         ("You should always pin versions in requirements.txt", "Always pin versions in requirements.txt"),
         ("dont ever push to the release branch", "Never push to the release branch"),
         ("we dont use default exports", "We don't use default exports"),
+        ("I prefer small, focused commits.", "Prefer small, focused commits"),
+        ("We decided to keep LightGBM as the production model", "Keep LightGBM as the production model"),
+        (
+            "On 2026-11-21 we decided that every service logs in JSON, from now on.",
+            "Every service logs in JSON",
+        ),
+        ("From now on always use pnpm in this repo.", "Always use pnpm in this repo"),
+        # a switch says what to use and what not
+        (
+            "We're switching from Celery to Dramatiq for all background jobs from now on.",
+            "Use Dramatiq, not Celery, for all background jobs",
+        ),
+        ("We migrated from moshi to kotlinx.serialization.", "Use kotlinx.serialization, not moshi"),
+        ("we're moving from Redux to Zustand, so no new slices", "Use Zustand, not Redux; no new slices"),
         # content that looks like filler stays
         ("no UPDATE, no DELETE, ever", "No UPDATE, no DELETE, ever"),
         ("first run the linter, then the tests", "First run the linter, then the tests"),

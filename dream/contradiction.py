@@ -1,17 +1,122 @@
 """What contradicts what (DESIGN.md §5): B replaces A only when both speak of one subject and B's
 choice excludes A's.
 
-A new statement contradicts an old one when it names one of the old one's key terms negatively
-("pnpm, not npm", "switch from Celery to Dramatiq", "Celery is overkill"), or asserts another
-member of the same exclusive group (tabs vs spaces). Agreement never contradicts.
+B contradicts A when
+- it rejects what A chooses, where A puts its choice ("uses npm", not "pnpm lint" or "in all new
+  Python code"), with a replacement ("pnpm, not npm", "switch from Celery to Dramatiq") or,
+  without one, only when A is about that very thing ("Celery is overkill" against "Chose Celery
+  for background jobs");
+- it chooses another member of an exclusive group whose member A chooses (tabs vs spaces);
+- it gives a named setting another value ("minSdk is 24" vs "we bumped minSdk to 26");
+- it drops what A says will be done ("we will do dark mode" vs "dark mode: not doing it").
+Agreement never contradicts: rejecting a rival of A's choice ("don't pip install" beside
+"everything goes through uv") says the same thing. A complaint ("you used npm again") rejects
+npm only by implication, so it never counts as an explicit change.
 """
 
 from __future__ import annotations
 
-from dream.statement import GROUP_OF, Statement
+from dream.statement import GROUP_OF, VERSION, Statement, is_key_term, stem
+
+# Words that say a statement changes or asserts something, not what it is about: two entries
+# differing only in these still speak of one subject.
+_GENERIC = frozenset(
+    stem(word)
+    for word in [
+        "project",
+        "repo",
+        "repository",
+        "codebase",
+        "code",
+        "file",
+        "files",
+        "everywhere",
+        "place",
+        "team",
+        "default",
+        "whole",
+        "entire",
+        "new",
+        "old",
+        "now",
+        "here",
+        "all",
+        "every",
+        "also",
+        "switch",
+        "switched",
+        "switching",
+        "move",
+        "moved",
+        "moving",
+        "migrate",
+        "migrating",
+        "migrated",
+        "bump",
+        "bumped",
+        "pin",
+        "pinned",
+        "upgrade",
+        "upgraded",
+        "downgrade",
+        "downgraded",
+        "chose",
+        "choose",
+        "decided",
+        "go",
+        "goes",
+        "went",
+        "adopt",
+        "adopted",
+        "start",
+        "started",
+        "run",
+        "runs",
+        "prefer",
+        "prefers",
+        "pick",
+        "picked",
+        "stick",
+        "stay",
+        "instead",
+        "rather",
+        "favour",
+        "favor",
+        "replace",
+        "replaced",
+        "drop",
+        "dropped",
+        "ditch",
+        "ditched",
+        "remove",
+        "removed",
+        "ban",
+        "banned",
+        "overkill",
+        "deprecated",
+        "plain",
+        "t",
+        "don",
+        "second",
+        "seconds",
+        "minute",
+        "minutes",
+        "hour",
+        "hours",
+        "day",
+        "days",
+        "ms",
+        "kb",
+        "mb",
+        "gb",
+        "percent",
+    ]
+)
 
 
 def group_conflict(new: Statement, old: Statement) -> set[str]:
+    """Members of an exclusive group the old statement asserts and the new one asserts a rival of
+    (any assertion: what matching needs to tell "use npm" from "use pnpm")."""
     conflicts = set()
     for term in new.positive:
         group = GROUP_OF.get(term)
@@ -25,10 +130,102 @@ def group_conflict(new: Statement, old: Statement) -> set[str]:
 
 def contradiction(new: Statement, old: Statement) -> tuple[str, bool] | None:
     """(the old key term the new statement rejects, whether the change is explicit), or None."""
-    rejected = new.negative & old.positive
-    if rejected:
-        return sorted(rejected)[0], True
-    conflicts = group_conflict(new, old)
+    if not _scopes_differ(new, old):
+        found = _rejection(new, old) or _rival(new, old)
+        if found is not None:
+            return found
+        found = _setting_change(new, old)
+        if found is not None and not _different_subjects(new, old):
+            return found
+    return _dropped_plan(new, old)
+
+
+def _rejection(new: Statement, old: Statement) -> tuple[str, bool] | None:
+    """The new statement rejects what the old one chooses, where the old one puts its choice
+    ("uses AWS", not "numeric(12,2) in Postgres" nor "pnpm lint").
+
+    With a rival from the term's exclusive group ("pnpm, not npm") the group is the subject. A
+    replacement from outside any group ("Hetzner over AWS for the build runners") must speak of
+    what the old entry speaks of. A bare "not X" (no replacement) replaces only an entry about X."""
+    for term in sorted(new.negative & old.objects - new.qualified):
+        if VERSION.match(term):
+            continue  # a version of what? _setting_change judges versions with their names
+        rivals = GROUP_OF.get(term, frozenset()) - {term}
+        if not rivals & new.positive:
+            if new.replaces:
+                if _different_subjects(new, old) or (new.scope and new.scope.isdisjoint(old.terms)):
+                    continue
+            elif not _about(old, term):
+                continue
+        return term, term not in new.complained
+    return None
+
+
+def _about(old: Statement, term: str) -> bool:
+    """The entry's choice is `term` (a version of it aside): "Chose Celery for background jobs"."""
+    return all(VERSION.match(other) for other in old.objects - {term})
+
+
+def _rival(new: Statement, old: Statement) -> tuple[str, bool] | None:
+    """The new statement chooses another member of a group whose member the old one chooses."""
+    conflicts = set()
+    # An old entry naming both members kept both ("MongoDB for the event logs and Postgres for the
+    # rest"): "our Postgres is 14.9" says nothing against it.
+    for term in new.objects - old.positive:
+        group = GROUP_OF.get(term)
+        if group is not None:
+            conflicts |= {other for other in old.objects & group if other not in new.chosen}
     if conflicts:
         return sorted(conflicts)[0], new.explicit_change
     return None
+
+
+def _setting_change(new: Statement, old: Statement) -> tuple[str, bool] | None:
+    """One named setting, another value: "minSdk is 24" vs "minSdk 26", "go 1.21" vs "go 1.22"."""
+    before = dict(old.settings)
+    for name, values in new.settings:
+        # Only values of one kind compare: "API v1" and "the API on 8080" set different things.
+        if name in before and values.isdisjoint(before[name]) and _kinds(values) & _kinds(before[name]):
+            return f"{name} {sorted(before[name])[0]}", new.explicit_change
+    return None
+
+
+def _kinds(values: frozenset[str]) -> set[str]:
+    return {"v" if v.startswith("v") else "dotted" if "." in v else "whole" for v in values}
+
+
+def _dropped_plan(new: Statement, old: Statement) -> tuple[str, bool] | None:
+    """The new statement drops what the old one says is done or will be ("not doing X")."""
+    for drop in new.drops:
+        dropped = set(drop)
+        for plan in old.plans:
+            shared = dropped.intersection(plan)
+            if all(is_key_term(t) for t in shared):
+                continue  # tools and versions: the rules above judge those, choice and all
+            if len(shared) * 2 >= len(dropped | set(plan)):
+                return " ".join(t for t in plan if t in shared), True
+    return None
+
+
+def _scopes_differ(new: Statement, old: Statement) -> bool:
+    """Each names what its choice is for, and they share nothing: "vitest for the frontend" vs
+    "jest for the API tests" are two choices, not one changed."""
+    return bool(new.scope and old.scope and new.scope.isdisjoint(old.scope))
+
+
+def _different_subjects(new: Statement, old: Statement) -> bool:
+    """Each says two or more things of its own the other does not: "HTTP client timeout 30" and
+    "DB query timeout 5" set two timeouts. (A tool's rival needs no such check: the exclusive
+    group is the subject.)"""
+    rest_new, rest_old = _rest(new), _rest(old)
+    return len(rest_new) >= 2 and len(rest_old) >= 2 and rest_new.isdisjoint(rest_old)
+
+
+def _rest(statement: Statement) -> frozenset[str]:
+    """Content terms beyond the key terms, setting names, numbers and words of change."""
+    names = {name for name, _ in statement.settings}
+    return frozenset(
+        t
+        for t in statement.terms - statement.keys - names
+        if len(t) > 1 and t not in _GENERIC and not t.replace(".", "").isdigit()
+    )

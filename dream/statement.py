@@ -178,9 +178,16 @@ EXCLUSIVE_GROUPS: tuple[frozenset[str], ...] = (
     frozenset({"postgres", "mysql", "sqlite", "mongodb", "mariadb"}),
     frozenset({"requests", "httpx", "aiohttp"}),
     frozenset({"unittest", "pytest", "nose"}),
+    frozenset({"pandas", "polars"}),
+    frozenset({"livedata", "stateflow"}),
+    frozenset({"moshi", "kotlinx.serialization", "gson", "jackson"}),
+    frozenset({"hilt", "koin"}),
+    frozenset({"redux", "zustand", "mobx"}),
+    frozenset({"wandb", "mlflow", "neptune"}),
 )
 GROUP_OF = {member: group for group in EXCLUSIVE_GROUPS for member in group}
 SYNONYMS = {
+    "next.js": "nextjs",
     "postgresql": "postgres",
     "psql": "postgres",
     "pg": "postgres",
@@ -213,7 +220,7 @@ KNOWN_TOOLS = frozenset(
         "vue",
         "svelte",
         "angular",
-        "next",
+        "nextjs",
         "nuxt",
         "tailwind",
         "bootstrap",
@@ -273,24 +280,26 @@ KNOWN_TOOLS = frozenset(
         "celery",
     ]
 ) | frozenset(GROUP_OF)
+# Words that open a rejection of the key terms right after them ("not npm", "instead of npm",
+# "no more npm"). "from" and "off" reject only in a change ("moved from X to Y"): _negates_from.
 _NEGATORS = frozenset(
     {
         "not",
         "never",
         "no",
-        "don't",
-        "dont",
         "avoid",
+        "avoiding",
         "without",
         "stop",
+        "stopped",
         "drop",
+        "dropped",
         "ditch",
+        "ditched",
         "instead",
         "rather",
         "over",
-        "from",
         "replace",
-        "replaced",
         "nor",
         "against",
         "nicht",
@@ -300,17 +309,311 @@ _NEGATORS = frozenset(
         "jamais",
         "nunca",
         "não",
+        "nada",
+        "sin",
+        "sem",
+        "ohne",
+        "nie",
+        "niemals",
+        "vez",  # en vez de, em vez de
+        "lugar",  # en lugar de
+        "lieu",  # au lieu de
+        "statt",
+        "anstatt",
+        "anstelle",
         "ban",
-        "banned",
+        "banning",
         "forbid",
         "remove",
+        "removing",
+        "replaced",  # "Dramatiq replaced Celery"; "replaced by"/"with" stop before the new one
+        "replaces",
+        "replacing",
+        "dropping",
+        "ditching",
+        "retiring",
+        "retire",
+        "ripping",  # ripping out
+        "rip",
+        "rid",  # get rid of
+        "phasing",  # phasing out
+        "phase",
+        "sunset",
+        "sunsetting",
+        "kill",
+        "killing",
+        "deprecate",
+        "deprecating",
+        "scrap",
+        "scrapping",
+        "scrapped",
+        "abandon",
+        "abandoning",
+        "abandoned",
     }
+)
+# Words a rejection reaches across ("don't ever use plain npm", "no more new Redux slices",
+# "I don't want you to use npm"); a preposition or any other content word ends it.
+_TRANSPARENT = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "any",
+        "more",
+        "longer",
+        "ever",
+        "even",
+        "just",
+        "really",
+        "actually",
+        "please",
+        "also",
+        "again",
+        "i",
+        "we",
+        "you",
+        "they",
+        "it",
+        "to",
+        "be",
+        "do",
+        "doing",
+        "should",
+        "would",
+        "will",
+        "can",
+        "could",
+        "must",
+        "shall",
+        "want",
+        "wants",
+        "need",
+        "needs",
+        "let",
+        "lets",
+        "let's",
+        "like",
+        "use",
+        "uses",
+        "using",
+        "used",
+        "go",
+        "going",
+        "goes",
+        "run",
+        "running",
+        "install",
+        "installing",
+        "add",
+        "adding",
+        "switch",
+        "move",
+        "migrate",
+        "back",
+        "revert",
+        "bother",
+        "try",
+        "trying",
+        "touch",
+        "touching",
+        "call",
+        "calling",
+        "pick",
+        "choose",
+        "introduce",
+        "introducing",
+        "adopt",
+        "adopting",
+        "bring",
+        "mix",
+        "mixing",
+        "recommend",
+        "suggest",
+        "via",
+        "through",
+        "than",
+        "of",
+        "plain",
+        "old",
+        "new",
+        "default",
+        "global",
+        "globally",
+        "direct",
+        "directly",
+        "raw",
+        "bare",
+        "legacy",
+        "de",
+        "du",
+        "des",
+        "un",
+        "una",
+        "um",
+        "uma",
+        "el",
+        "la",
+        "le",
+        "der",
+        "die",
+        "das",
+        "den",
+        "von",
+        "usa",
+        "usar",
+        "usamos",
+        "usem",
+        "utiliser",
+        "verwenden",
+        "nutzen",
+        "benutzen",
+        "out",
+    ]
+)
+# What makes "from"/"off" mean "left behind" without a "to" after it ("we moved away from jest").
+_CHANGE_VERB = re.compile(r"^(?:mov|migrat|switch|port|transition|chang|went$|go$|going$|away$)")
+# "X is overkill", "X was replaced": the key term before these is rejected.
+_REJECTED_AFTER = frozenset(
+    {
+        "overkill",
+        "deprecated",
+        "gone",
+        "dead",
+        "out",
+        "banned",
+        "removed",
+        "dropped",
+        "replaced",
+        "forbidden",
+        "obsolete",
+        "discouraged",
+        "ditched",
+    }
+)
+_COPULA = frozenset(
+    {"is", "are", "was", "were", "has", "have", "been", "being", "got", "gets", "now", "officially"}
+)
+_NOT_WANTED = frozenset(
+    {"allowed", "used", "option", "welcome", "needed", "wanted", "supported", "an", "worth"}
+)
+# "pnpm lint", "uv run pytest": the tool only runs a script there, it is not the entry's choice.
+_SUBCOMMANDS = frozenset(
+    {
+        "compile",
+        "lock",
+        "sync",
+        "venv",
+        "pip",
+        "tool",
+        "tree",
+        "export",
+        "run",
+        "exec",
+        "dlx",
+        "x",
+        "test",
+        "lint",
+        "typecheck",
+        "type-check",
+        "tsc",
+        "build",
+        "dev",
+        "start",
+        "format",
+        "fmt",
+        "check",
+        "audit",
+        "publish",
+        "serve",
+        "preview",
+        "watch",
+        "e2e",
+        "generate",
+        "codegen",
+        "gen",
+        "deploy",
+        "release",
+        "clean",
+        "bench",
+        "vet",
+        "tidy",
+    }
+)
+# After a rejected tool, these make the rejection one of a command or a product, not of the tool.
+_QUALIFIERS = _SUBCOMMANDS | frozenset(
+    [
+        "worker",
+        "workers",
+        "service",
+        "services",
+        "client",
+        "clients",
+        "module",
+        "modules",
+        "script",
+        "scripts",
+        "image",
+        "images",
+        "container",
+        "containers",
+        "native",
+        "pages",
+        "releases",
+        "orm",
+        "swarm",
+        "secrets",
+        "lambda",
+        "router",
+        "admin",
+        "cli",
+        "sdk",
+        "cloud",
+        "registry",
+        "desktop",
+        "functions",
+        "hub",
+        "copilot",
+        "wiki",
+        "packages",
+        "install",
+        "i",
+        "add",
+        "apply",
+        "destroy",
+        "push",
+        "commit",
+        "merge",
+        "rebase",
+        "reset",
+        "init",
+        "upgrade",
+        "update",
+        "remove",
+        "uninstall",
+        "ci",
+        "sync",
+        "lock",
+        "compose",
+        "m",
+        "exec",
+        "rm",
+        "prune",
+        "force",
+        "f",
+    ]
 )
 VERSION = re.compile(r"^v?\d+(?:\.\d+)+$|^v\d+$")
 _CHANGE = re.compile(
     r"\bnot\b|\binstead\b|\brather than\b|\bno longer\b|\bswitch|\bmov(?:e|ed|ing) (?:to|from|off)|"
-    r"\bmigrat|\breplac|\bover\b|\bnever\b|\bdon'?t\b|\bstop\b|\bdrop|\bditch|\bfrom\b.+\bto\b|"
-    r"\banymore\b|\bany more\b",
+    r"\bmigrat|\breplac|\bover\b|\bnever\b|\bdon'?t\b|\bstop\b|\bdrop|\bditch|"
+    r"\banymore\b|\bany more\b|\bagainst\b|\bbump|\bupgrad|\bdowngrad|\bpinn?ed\b|\bnope\b|"
+    r"\bin favou?r of\b|\bscrap|\bshelv|\babandon|\bgone\b|\bremoved\b|\bchanged\b|"
+    # "CI is on GitHub Actions now": a "now" after what it qualifies, not the "Now, …" of a new step
+    r"(?<=\w )now\b|"
+    r"\bmigrou\b|\bmigramos\b|\bmudamos\b|\btrocamos\b|\bsubimos\b|\btiramos\b|\btirou\b|\bagora\b|"
+    r"\bcambiamos\b|\bmigramos\b|\bahora\b|\bya no\b|\bn[ãa]o mais\b|\bjetzt\b|\bumgestellt\b|"
+    r"\bgewechselt\b|\bnicht mehr\b|\bdésormais\b|\bplus de\b",
     re.IGNORECASE,
 )
 
@@ -342,13 +645,24 @@ def stem(word: str) -> str:
     return word
 
 
+# Names of more than one word, made one token so they can be key terms.
+_PHRASES = (
+    ("github actions", "github-actions"),
+    ("gitlab ci", "gitlab-ci"),
+    ("kotlinx serialization", "kotlinx.serialization"),
+    ("weights & biases", "wandb"),
+    ("weights and biases", "wandb"),
+)
+
+
+def _join_phrases(lowered: str) -> str:
+    for phrase, joined in _PHRASES:
+        lowered = lowered.replace(phrase, joined)
+    return lowered
+
+
 def words(text: str) -> list[str]:
-    return [
-        SYNONYMS.get(w, w).strip("._-")
-        for w in _WORD.findall(
-            text.lower().replace("github actions", "github-actions").replace("gitlab ci", "gitlab-ci")
-        )
-    ]
+    return [SYNONYMS.get(w, w).strip("._-") for w in _WORD.findall(_join_phrases(text.lower()))]
 
 
 def content_terms(text: str) -> frozenset[str]:
@@ -369,42 +683,593 @@ class Statement:
     positive: frozenset[str]  # key terms asserted
     negative: frozenset[str]  # key terms named as what not to use / what was replaced
     explicit_change: bool
+    # Of `positive`, those the statement chooses: not a tool that only runs a script ("pnpm lint"),
+    # not a scoped allowance ("pandas only at the edge", "npm just this once").
+    chosen: frozenset[str] = frozenset()
+    # Of `negative`, those rejected only by a complaint ("you used npm again"): implied, not said.
+    complained: frozenset[str] = frozenset()
+    # Of `negative`, those rejected only with a qualifier after them: a command ("don't run
+    # `terraform apply`" rejects an action, not Terraform), a version ("dropping Python 3.9"), a
+    # product of theirs ("no more Docker Compose", "no React Native rewrite").
+    qualified: frozenset[str] = frozenset()
+    # Of `chosen`, those in the place of what the statement is about: "uses npm", "chose Celery",
+    # "with pip", "pnpm for installs"; not "in all new Python code".
+    objects: frozenset[str] = frozenset()
+    replaces: bool = False  # it names a replacement: "from X to Y", "Y instead of X", "Y, not X"
+    scope: frozenset[str] = frozenset()  # what a "for ..." phrase says the choice is for
+    settings: tuple[tuple[str, frozenset[str]], ...] = ()  # a named setting and its values
+    plans: tuple[tuple[str, ...], ...] = ()  # what it says is done or used ("we will do X", "uses X")
+    drops: tuple[tuple[str, ...], ...] = ()  # what it says is not ("not doing X", "from X to Y")
 
 
-# Bounded and anchored at a word start: an unbounded (\S+) backtracks quadratically on a long token.
-_REJECTED = re.compile(r"(?<!\S)(\S{1,40}) is (?:overkill|deprecated|gone)|no more (\S{1,40})")
+# Sentences end at . ! ? ; or a line break, not at the dot of "fly.io" or "1.21".
+_SENTENCE = re.compile(r"[.!?;]+(?=\s|$)|\n")
+# Unicode words: "não", "kein" and "nada" reject as "not" does.
+_PTOKEN = re.compile(r"\w[\w+#.-]*[\w+#]|\w|[,:()]|\s[-–—]\s")
+_CLAUSE_BREAK = frozenset({",", ":", "(", ")", " - "})
+_CONTRACTIONS = (("won't", "will not"), ("can't", "can not"), ("shan't", "shall not"), ("n't", " not"))
+# Chat drops the apostrophe: "dont use yarn anymore".
+_BARE_CONTRACTION = re.compile(r"\b(do|does|did|is|are|was|were|should|would|could|must|wo|ca|have|has)nt\b")
+_BARE_EXPANSION = {"wo": "will", "ca": "can"}
+# The agent told off for what it did: what it used was the wrong thing.
+_COMPLAINT = re.compile(
+    r"\bwhy (?:did|do|are|would|were|is|have) you\b|"
+    r"\b(?:you|u)(?:'ve| have)? (?:\w+ )?"
+    r"(?:used|ran|installed|added|called|picked|chose|tried|reached for)\b|"
+    r"\byou(?:'re| are)? (?:still|again|keep(?: on)?) (?:using|running|use|run|calling|installing)\b"
+)
+# "you're using npm again", "vc tá usando LiveData de novo", "u did the snake_case thing again":
+# separate searches, not one pattern with ".*" between (that backtracks).
+_YOU = re.compile(r"\b(?:you|u|vc|você|voce|tu)\b")
+_DOING = re.compile(
+    r"\b(?:using|running|calling|installing|did|usando|rodando|usou|usaste|utilises|benutzt|verwendest)\b"
+)
+_AGAIN = re.compile(r"\b(?:again|de novo|outra vez|otra vez|de nuevo|encore|wieder)\b")
+_FROM = re.compile(r"\bfrom\b")
+_TO = re.compile(r"\bto\b")
+_CONDITIONAL = re.compile(r"^\s*(?:if|when|whenever|before|after|once|unless)\b")
+# Allowed in a corner, for now, or once: it keeps the old choice rather than replacing it.
+_ALLOWANCE = re.compile(
+    r"\b(?:is|are|'s) (?:fine|ok|okay|allowed|acceptable)\b|\bjust this once\b|\bthis once\b|"
+    r"\bthis time\b|\bfor now\b|\bonly (?:at|when|if|where|as)\b|\bat the (?:edges?|boundary|boundaries)\b|"
+    # what is still there is not what is chosen: "the old screens still have LiveData"
+    r"\b(?:still|ainda|todav[ií]a|noch|legacy)\b"
+)
+_REPLACES = re.compile(
+    r"\binstead\b|\brather than\b|\bin favou?r of\b|\breplac\w* (?:\S+ ){0,3}(?:with|by)\b|"
+    r"\b(?:switch\w*|mov\w*|migrat\w*|went|go(?:ing)?) (?:back )?(?:over )?to\b|"
+    r",\s*not\b|\bover\b|"
+    # "it's not `python`, it's `python3`", "not npm; pnpm": the correction after the "not X"
+    r"\bnot [^,;.]{1,40}[,;] (?:it's|it is|use|we use|but|just|only)\b"
+)
+# A phrase within one clause; the dot of "3.9" or "fly.io" does not end it.
+_SPAN = r"(?:[^,;:.!?()]|\.(?=\w))"
+_FOR_SCOPE = re.compile(r"\bfor (" + _SPAN + "{1,60})")
+_SCOPE_GENERIC = frozenset(
+    {
+        "everything",
+        "all",
+        "every",
+        "now",
+        "this",
+        "here",
+        "good",
+        "project",
+        "repo",
+        "codebase",
+        "once",
+        "time",
+    }
+)
+_PLAN = re.compile(
+    r"(?:\bwill|'ll|\bgoing to|\bplan(?:ning)? to|\bintend to|\bdecided to|\bagreed to|\bwant to)\s+"
+    r"(?:do|add|build|implement|support|ship|introduce|adopt|use|go with|migrate to|move to|switch to|have)"
+    r"\s+(" + _SPAN + "{1,80})"
+)
+_USES = re.compile(
+    r"\b(?:uses?|using|chose|choose|picked|adopted|runs? on|is on|are on|goes through|go through|"
+    r"built with|tested with|written in)\s+(?:the |a |an )?([a-z][\w.+#-]{1,40})"
+)
+_DROP = re.compile(
+    r"\b(?:not|never) (?:doing|going to (?:do|add|build|use|go with)|adding|building|implementing|"
+    r"shipping|pursuing|supporting|using|do|add|build|implement|ship|use|go with)\s+(" + _SPAN + "{1,80})|"
+    r"\bdecided against (?:doing |using |adding )?(" + _SPAN + "{1,80})|"
+    r"\b(?:dropp(?:ed|ing)|scrapp(?:ed|ing)|shelv(?:ed|ing)|abandon(?:ed|ing)|cancel+(?:ed|ing))\s+"
+    r"(?:the )?(?:idea of |plans? (?:for|to) )?(" + _SPAN + "{1,80})|"
+    r"^\s*(" + _SPAN + "{1,60}?) (?:is|are) (?:off the table|not happening|a no-go|cancel+ed)"
+)
+_DROP_HEAD = re.compile(
+    r"^\s*(" + _SPAN + r"{1,60}?)\s*(?::|\s[-–—]+)\s*(?:we(?:'re| are) )?(?:not doing (?:it|that|this)\b|"
+    r"not happening\b|nope?\b|dropped\b|scrapped\b|cancel+ed\b|shelved\b|will not do\b|"
+    r"not going to (?:do|happen)\b|not now\b)"
+)
+_LEFT_BEHIND = re.compile(
+    r"\bfrom (?:the |plain )?([a-z][\w.+#-]{1,40}) (?:to|into)\b|"
+    r"\b(?:instead of|rather than|in favou?r of) (?:using |the |plain )?([a-z][\w.+#-]{1,40})"
+)
+_SCRIPT_EXTENSION = re.compile(r"\.(?:jl|js|py|rs|ts|rb|kt)$")
+# Bounded tokens for the settings scan: "minsdk", "=", "24", "2026-03-15" (a date is not a value).
+_STOKEN = re.compile(r"[a-z_][\w.+#-]*|\d[\w.%:/-]*|[=:,]")
+# Values after these in a sentence are refused or left behind ("we're dropping Python 3.9").
+_SETTING_REFUSED = frozenset(
+    [
+        "not",
+        "never",
+        "no",
+        "avoid",
+        "drop",
+        "dropping",
+        "dropped",
+        "deprecate",
+        "deprecating",
+        "sunset",
+        "sunsetting",
+    ]
+)
+_PATH = re.compile(r"(?<!\S)\S*/\S*")
+_NUMBER = re.compile(r"^v?\d+(?:\.\d+)*$")
+_YEAR = re.compile(r"^(?:19|20)\d\d$")
+_SETTING_LINK = frozenset(
+    {"is", "=", ":", "to", "at", "of", "on", "version", "v", "now", "set", "from", "and", "or", ","}
+    | {"under", "below", "above", "max", "min", "most", "least", "upto", "within"}
+)
+# A unit after a number names no setting: "4 GB of RAM" is not "gb 4".
+_UNITS = frozenset(["gb", "mb", "kb", "tb", "ms", "sec", "secs", "mins", "hrs", "percent"])
+_NOT_A_NAME = (
+    STOPWORDS
+    | _SETTING_LINK
+    | _UNITS
+    | {
+        "run",
+        "runs",
+        "use",
+        "start",
+        "spawn",
+        "allow",
+        "need",
+        "needs",
+        "bump",
+        "bumped",
+        "pin",
+        "pinned",
+        "raise",
+        "raised",
+        "lower",
+        "lowered",
+        "upgrade",
+        "upgraded",
+        "downgrade",
+        "moved",
+        "switched",
+        "require",
+        "requires",
+        "issue",
+        "pr",
+        "ticket",
+        "step",
+        "phase",
+        "line",
+        "page",
+        "session",
+        "week",
+        "day",
+        "days",
+        "times",
+        "chapter",
+        "item",
+        "option",
+        "under",
+        "about",
+        "around",
+        "over",
+        "below",
+        "above",
+        "least",
+        "max",
+        "min",
+    }
+)
+
+
+def _is_complaint(clause: str) -> bool:
+    """The agent told off for what it did ("why did you run npm install?", "you used npm again"),
+    not a rule about what to do when ("if you added a dependency, ...")."""
+    if _CONDITIONAL.match(clause):
+        return False
+    if _COMPLAINT.search(clause):
+        return True
+    return bool(_YOU.search(clause) and _DOING.search(clause) and _AGAIN.search(clause))
+
+
+def _from_to(text: str) -> bool:
+    """ "from X to Y" anywhere: searched in two steps, linear on any input."""
+    found = _FROM.search(text)
+    return found is not None and _TO.search(text, found.end()) is not None
+
+
+def _normalise(text: str) -> str:
+    lowered = text.lower().replace("\u2019", "'").replace("\u2018", "'")
+    for short, long in _CONTRACTIONS:
+        lowered = lowered.replace(short, long)
+    lowered = _BARE_CONTRACTION.sub(lambda m: _BARE_EXPANSION.get(m.group(1), m.group(1)) + " not", lowered)
+    return _join_phrases(lowered)
+
+
+def _token(raw: str) -> str:
+    if raw in _CLAUSE_BREAK:
+        return raw
+    if raw.strip() in {"-", "–", "—"}:
+        return " - "
+    return SYNONYMS.get(raw, raw).strip("._-")
+
+
+@dataclass
+class _Polarity:
+    positive: set[str]
+    negative: set[str]  # rejected in so many words
+    mentioned: set[str]  # asserted but not chosen (a script runner, an allowance, a condition)
+    complained: set[str]  # rejected by a complaint only
+    qualified: set[str]  # rejected only with a qualifier ("don't run terraform apply")
+    objects: set[str]  # asserted in the place of the statement's choice
+
+
+# A key term right after these is context, not the choice: "in all new Python code",
+# "numeric(12,2) in Postgres", "tools like npm". Unless a change leads there: "switched to pnpm".
+_CONTEXT_BEFORE = frozenset(
+    [
+        "in",
+        "into",
+        "inside",
+        "within",
+        "at",
+        "of",
+        "under",
+        "about",
+        "across",
+        "per",
+        "by",
+        "to",
+        "for",
+        "than",
+        "without",
+        "besides",
+        "like",
+        "behind",
+        "around",
+        "against",
+        "between",
+        "among",
+    ]
+)
+# ... "switched to pnpm", "tracked in Weights & Biases", "is on AWS", "written in Kotlin": a verb
+# before the preposition makes what follows its choice again.
+_CHANGE_TO = re.compile(
+    r"^(?:switch|mov|migrat|went$|go$|goes$|going$|stick|stay|back$|over$|written$|built$|kept$|port|\w+ed$|"
+    r"is$|are$|was$|were$|runs?$|lives?$|sits?$|happens?$)"
+)
+# Skipped on the way to what stands before a key term: "in all new Python code" is still "in".
+_ARTICLES = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "plain",
+        "just",
+        "only",
+        "our",
+        "my",
+        "your",
+        "their",
+        "this",
+        "that",
+        "all",
+        "any",
+        "every",
+        "each",
+        "some",
+        "new",
+        "old",
+        "existing",
+        "real",
+        "local",
+        "modern",
+        "legacy",
+        "raw",
+    ]
+)
+
+
+def _in_choice_place(tokens: list[str], i: int) -> bool:
+    """Whether the key term at i stands where a statement puts its choice, not its context."""
+    j = i - 1
+    while j >= 0 and tokens[j] in _ARTICLES:
+        j -= 1
+    if j < 0 or tokens[j] not in _CONTEXT_BEFORE:
+        return True
+    return j > 0 and bool(_CHANGE_TO.match(tokens[j - 1]))
+
+
+def _negates_from(tokens: list[str], i: int) -> bool:
+    """Whether "from"/"off" at i leaves behind what follows: a change verb before it, or a "to" after."""
+    before = tokens[max(0, i - 3) : i]
+    if any(_CHANGE_VERB.match(w) for w in before):
+        return True
+    if tokens[i] != "from":
+        return False
+    for w in tokens[i + 1 : i + 6]:
+        if w in _CLAUSE_BREAK:
+            return False
+        if w in {"to", "into"}:
+            return True
+    return False
+
+
+def _rejected_forward(tokens: list[str], start: int) -> list[int]:
+    """Indexes of the key terms a negator at `start` rejects: across transparent words, along a list
+    ("npm, yarn or bun"), never across a comma before the first one or past other content words."""
+    found: list[int] = []
+    j = start + 1
+    while j < len(tokens):
+        w = tokens[j]
+        if not is_key_term(stem(w)):
+            if w not in _TRANSPARENT:
+                break
+            j += 1
+            continue
+        found.append(j)
+        nxt, after = [*tokens[j + 1 : j + 3], "", ""][:2]
+        if nxt in {"or", "nor"}:
+            j += 2
+        elif nxt == "," and after in {"or", "nor"}:
+            j += 3
+        elif nxt in {",", "and"} and is_key_term(stem(after)):
+            j += 2
+        else:
+            break
+    return found
+
+
+_BEFORE_NO = _CLAUSE_BREAK | frozenset(
+    [
+        "is",
+        "are",
+        "was",
+        "were",
+        "there",
+        "there's",
+        "with",
+        "and",
+        "or",
+        "but",
+        "so",
+        "we",
+        "use",
+        "need",
+        "want",
+        "allow",
+        "have",
+        "has",
+        "got",
+        "more",
+        "please",
+    ]
+)
+
+
+def _opens_rejection(tokens: list[str], i: int) -> bool:
+    w = tokens[i]
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+    if w in {"from", "off"}:
+        return _negates_from(tokens, i)
+    if w == "instead":
+        return nxt == "of"
+    if w == "rather":
+        return nxt == "than"
+    if w == "over":  # "pnpm over npm", not "moving over to yarn"
+        return nxt != "to"
+    if w == "no":  # "no npm here", "there is no npm", not Portuguese "usa any no typescript" (in the)
+        return i == 0 or tokens[i - 1] in _BEFORE_NO
+    return w in _NEGATORS
+
+
+def _rejected_backward(tokens: list[str], i: int) -> bool:
+    """ "npm is overkill", "celery was replaced", "npm is not allowed": the key term at i is rejected."""
+    j = i + 1
+    while j < len(tokens) and tokens[j] in _COPULA:
+        j += 1
+    if j >= len(tokens):
+        return False
+    if j == i + 1:  # no copula: only a participle ("celery replaced by dramatiq"), not "npm out"
+        if tokens[j] in {"não", "no", "nicht", "nope", "not"}:  # "livedata não.", "npm no"
+            return j + 1 == len(tokens) or tokens[j + 1] in _CLAUSE_BREAK
+        return tokens[j] in {"removed", "dropped", "replaced", "deprecated", "banned", "ditched"}
+    if tokens[j] in _REJECTED_AFTER:
+        return True
+    return tokens[j] == "not" and j + 1 < len(tokens) and tokens[j + 1] in _NOT_WANTED
+
+
+def _clause_ids(tokens: list[str]) -> list[int]:
+    ids, current = [], 0
+    for w in tokens:
+        if w in _CLAUSE_BREAK:
+            current += 1
+        ids.append(current)
+    return ids
+
+
+def _clause_texts(sentence: str) -> list[str]:
+    return re.split(r"[,:()]|\s[-–—]\s", sentence)
+
+
+def _polarity_tokens(sentence: str) -> list[str]:
+    """Words and clause marks; a piece of a path (".github/", "src/npm/") is no tool: "path"."""
+    tokens = []
+    for match in _PTOKEN.finditer(sentence):
+        start, end = match.span()
+        in_path = sentence[start - 1 : start] in {".", "/"} or sentence[end : end + 1] == "/"
+        token = "path" if in_path and match.group()[0].isalnum() else _token(match.group())
+        if token:
+            tokens.append(token)
+    return tokens
+
+
+def _sentence_polarity(sentence: str, out: _Polarity) -> None:
+    tokens = _polarity_tokens(sentence)
+    clause_of = _clause_ids(tokens)
+    clauses = _clause_texts(sentence)
+    complaint = [_is_complaint(c) for c in clauses]
+    # Allowed in a corner, or named in a condition ("before you run npm install, ..."): not chosen.
+    allowance = [bool(_ALLOWANCE.search(c) or _CONDITIONAL.match(c)) for c in clauses]
+    contrasted: set[int] = set()  # rejected by "instead of"/"rather than"/"over": right in a complaint
+    rejected: set[int] = set()
+    for i, w in enumerate(tokens):
+        if _opens_rejection(tokens, i):
+            hits = _rejected_forward(tokens, i)
+            rejected.update(hits)
+            if w in {"instead", "rather", "over"}:
+                contrasted.update(hits)
+    for i, w in enumerate(tokens):
+        term = stem(w)
+        if not is_key_term(term):
+            continue
+        clause = min(clause_of[i], len(clauses) - 1)
+        if complaint[clause]:
+            if i in contrasted:
+                out.positive.add(term)
+            else:
+                out.complained.add(term)
+            continue
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if i in rejected or _rejected_backward(tokens, i):
+            # "don't run terraform apply", "no Docker Compose": the command, not the tool
+            qualified = nxt in _QUALIFIERS or bool(_NUMBER.match(nxt))
+            (out.qualified if qualified else out.negative).add(term)
+            continue
+        out.positive.add(term)
+        # "pnpm lint", "uv pip compile": a tool running a script, or a tool's subcommand
+        after_tool = i > 0 and is_key_term(stem(tokens[i - 1])) and not VERSION.match(term)
+        if allowance[clause] or nxt in _SUBCOMMANDS or after_tool:
+            out.mentioned.add(term)
+        elif _in_choice_place(tokens, i):
+            out.objects.add(term)
+
+
+def _phrase(text: str) -> tuple[str, ...]:
+    """The content terms of a phrase, in order, once each."""
+    seen: dict[str, None] = {}
+    for w in words(text):
+        if w and w not in STOPWORDS and len(w) > 1:
+            seen.setdefault(_SCRIPT_EXTENSION.sub("", stem(w)), None)
+    return tuple(seen)
+
+
+def _plans_and_drops(sentence: str) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+    plans: list[tuple[str, ...]] = []
+    drops: list[tuple[str, ...]] = []
+    head = _DROP_HEAD.match(sentence)
+    if head:
+        drops.append(_phrase(head.group(1)))
+    for clause in _clause_texts(sentence):
+        if _is_complaint(clause):
+            continue  # what the agent was told off for: neither a plan nor a decision
+        drops += [_phrase(next(g for g in m.groups() if g)) for m in _DROP.finditer(clause)]
+        drops += [_phrase(m.group(1) or m.group(2)) for m in _LEFT_BEHIND.finditer(clause) if _named(m)]
+        if _ALLOWANCE.search(clause):
+            continue  # allowed in a corner or once: not what is done
+        negated = re.search(r"\b(?:not|never|no)\b", clause)
+        before = negated.start() if negated else len(clause)
+        plans += [_phrase(m.group(1)) for m in _PLAN.finditer(clause) if m.start() < before]
+        plans += [_phrase(m.group(1)) for m in _USES.finditer(clause) if m.start() < before and _named(m)]
+    return [p for p in plans if p], [d for d in drops if d]
+
+
+def _named(match: re.Match[str]) -> bool:
+    """A single word that reads as a name ("zygote.jl", "mlflow"), not "generating" or "the"."""
+    word = (match.group(match.lastindex or 0) or "").lower()
+    return len(word) >= 3 and word not in STOPWORDS and not word.endswith(("ing", "ed", "ly"))
+
+
+def _setting_name(tokens: list[str], i: int) -> tuple[str, bool] | None:
+    """The name a number at i is the value of ("minsdk is 24", "go 1.22", "2 spaces"), and whether
+    it is a value left behind or refused ("from 24 to 26", "not 21")."""
+    refused = i > 0 and tokens[i - 1] in {"from", "not"}
+    j = i - 1
+    while j >= max(0, i - 6) and (
+        tokens[j] in _SETTING_LINK or tokens[j] == "not" or _NUMBER.match(tokens[j])
+    ):
+        j -= 1
+    if j >= 0 and tokens[j][:1].isalpha() and tokens[j] not in _NOT_A_NAME:
+        # "from go 1.21 to 1.22": 1.21 is left behind, 1.22 (past the "to") is not
+        if j > 0 and tokens[j - 1] == "from" and "to" not in tokens[j + 1 : i]:
+            refused = True
+        return stem(tokens[j]), refused
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else ""
+    if nxt[:1].isalpha() and nxt not in _NOT_A_NAME:
+        return stem(nxt), refused
+    return None
+
+
+def _settings(sentence: str) -> dict[str, set[str]]:
+    # "/api/v1/login", "http://host:5000": a path or address holds no setting
+    tokens = [t.rstrip(".") for t in _STOKEN.findall(_PATH.sub(" ", sentence))]
+    negated_from = next((k for k, t in enumerate(tokens) if t in _SETTING_REFUSED), len(tokens))
+    found: dict[str, set[str]] = {}
+    for i, t in enumerate(tokens):
+        if not _NUMBER.match(t) or (_YEAR.match(t) and "." not in t):
+            continue
+        named = _setting_name(tokens, i)
+        if named is None or named[1] or i > negated_from:
+            continue
+        found.setdefault(named[0], set()).add(t)
+    return found
+
+
+def _scope(sentence: str) -> set[str]:
+    scope: set[str] = set()
+    for match in _FOR_SCOPE.finditer(sentence):
+        scope.update(t for t in _phrase(match.group(1)) if t not in _SCOPE_GENERIC and not is_key_term(t))
+    return scope
 
 
 @lru_cache(maxsize=32768)
 def analyse(text: str) -> Statement:
     """Terms, key terms and their polarity. Cached: memories and signals repeat their texts."""
     tokens = words(text)
-    stems = [stem(token) if token else "" for token in tokens]
-    positive: set[str] = set()
-    negative: set[str] = set()
-    for i, term in enumerate(stems):
-        if not is_key_term(term):
+    terms = frozenset(stem(token) for token in tokens if token and token not in STOPWORDS)
+    normal = _normalise(text)
+    polarity = _Polarity(set(), set(), set(), set(), set(), set())
+    plans: list[tuple[str, ...]] = []
+    drops: list[tuple[str, ...]] = []
+    settings: dict[str, set[str]] = {}
+    scope: set[str] = set()
+    for sentence in _SENTENCE.split(normal):
+        if not sentence.strip():
             continue
-        window = tokens[max(0, i - 3) : i]
-        # "from X to Y": X is what was left behind; "X over Y": Y is rejected.
-        negated = any(w in _NEGATORS for w in window)
-        if negated and "from" in window and i + 1 < len(tokens) and tokens[i + 1] != "to":
-            negated = "to" in tokens[i + 1 : i + 4] or window[-1] == "from"
-        (negative if negated else positive).add(term)
-    lowered = text.lower()
-    if " is " in lowered or "no more" in lowered:
-        for match in _REJECTED.finditer(lowered):
-            word = (match.group(1) or match.group(2)).strip(".,;:")
-            term = stem(SYNONYMS.get(word, word))
-            if is_key_term(term):
-                negative.add(term)
-                positive.discard(term)
-    positive -= negative
-    terms = frozenset(st for token, st in zip(tokens, stems, strict=True) if token and token not in STOPWORDS)
+        _sentence_polarity(sentence, polarity)
+        sentence_plans, sentence_drops = _plans_and_drops(sentence)
+        plans += sentence_plans
+        drops += sentence_drops
+        for name, values in _settings(sentence).items():
+            settings.setdefault(name, set()).update(values)
+        scope |= _scope(sentence)
+    said = set(polarity.negative)
+    for drop in drops:  # "Kafka: not doing it", "decided against kafka": the key terms it names
+        said |= {t for t in drop if is_key_term(t) and t not in polarity.positive | polarity.qualified}
+    negative = frozenset(said | polarity.complained | polarity.qualified)
+    positive = frozenset(polarity.positive - negative)
     return Statement(
         terms=terms,
         keys=frozenset(t for t in terms if is_key_term(t)),
-        positive=frozenset(positive),
-        negative=frozenset(negative),
-        explicit_change=bool(_CHANGE.search(text)),
+        positive=positive,
+        negative=negative,
+        explicit_change=bool(_CHANGE.search(normal)) or _from_to(normal),
+        chosen=frozenset(positive - polarity.mentioned),
+        complained=frozenset(polarity.complained - said),
+        qualified=frozenset(polarity.qualified - said - polarity.complained),
+        objects=frozenset(polarity.objects & positive - polarity.mentioned),
+        replaces=bool(_REPLACES.search(normal)) or _from_to(normal),
+        scope=frozenset(scope),
+        settings=tuple(sorted((name, frozenset(values)) for name, values in settings.items())),
+        plans=tuple(plans),
+        drops=tuple(drops),
     )

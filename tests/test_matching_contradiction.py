@@ -36,11 +36,6 @@ def test_no_contradiction(new: str, old: str) -> None:
     assert contradiction(analyse(new), analyse(old)) is None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="agreement read as a contradiction: 'don't pip install' names uv's rival negatively; "
-    "the issue 'Entries a person would keep' fixes it (DESIGN.md §5: agreement never supersedes)",
-)
 def test_agreement_never_supersedes() -> None:
     new = analyse("Don't pip install into the system python.")
     assert contradiction(new, analyse("Everything in here goes through uv.")) is None

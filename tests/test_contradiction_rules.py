@@ -1,0 +1,121 @@
+"""What contradicts what (DESIGN.md §5), as one table: B replaces A only when both speak of the same
+subject and B's choice excludes A's. Each row is (new statement, old entry, whether the new one
+contradicts the old one), in the voices people write in: lowercase chat, terse notes, formal prose.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from dream.contradiction import contradiction
+from dream.statement import analyse
+
+PNPM_GATE = "Always run pnpm lint && pnpm typecheck before you tell me something is done"
+
+ROWS: list[tuple[str, str, bool]] = [
+    # Agreement never supersedes: rejecting a rival of the old choice says the same thing.
+    ("Don't pip install into the system python.", "Everything in here goes through uv.", False),
+    ("no npm here, pnpm only", "Use pnpm for installs.", False),
+    ("Never use yarn.", "The project uses pnpm.", False),
+    ("We do not use Poetry; uv handles environments.", "Everything goes through uv (uv run, uv add).", False),
+    # A complaint names npm negatively, but the old rule never asserted npm.
+    ("Again you used npm.", PNPM_GATE, False),
+    ("you used npm again", PNPM_GATE, False),
+    ("why did you run npm install?", PNPM_GATE, False),
+    ("ugh, you ran npm install again instead of pnpm", PNPM_GATE, False),
+    # ... and a bare rejection only supersedes an entry whose subject is the rejected thing.
+    ("Celery is overkill here.", "Chose Celery for background jobs.", True),
+    ("Deployment to Fly.io is deprecated; we deploy on Render now.", "Staging runs on Fly.io in fra.", True),
+    (
+        "The team has decided against adopting Kafka at this stage.",
+        "We will use Kafka for the event bus.",
+        True,
+    ),
+    (
+        "Don't run `terraform apply` yourself; show me the plan.",
+        "We're using Terraform for all infrastructure.",
+        False,
+    ),
+    (
+        "No more Docker Compose for local dev; everything runs through Tilt.",
+        "Local Postgres runs in Docker.",
+        False,
+    ),
+    (
+        "Let's go with SQLite; Postgres is overkill for this tool.",
+        "Money is stored as numeric(12,2) in Postgres.",
+        False,
+    ),
+    ("Chose Hetzner over AWS for the build runners.", "Prod is on AWS in us-east-1.", False),
+    # Migrations and switches.
+    ("we're migrating from jest to vitest", "Tests run with jest.", True),
+    (
+        "We moved from GitLab CI to GitHub Actions last sprint.",
+        "CI runs on GitLab CI (.gitlab-ci.yml).",
+        True,
+    ),
+    ("switched to yarn", "The project uses npm.", True),
+    (
+        "oh and fyi we switched to pnpm, so dont use yarn anymore",
+        "Project uses yarn (classic) for installing packages.",
+        True,
+    ),
+    # Not doing it.
+    ("Dark mode: not doing it.", "We will do dark mode in v2.", True),
+    ("we're not doing the offline sync after all", "We will do offline sync for the mobile app.", True),
+    ("We decided against GraphQL for the public API.", "We will use GraphQL for the public API.", True),
+    ("not doing the billing export this quarter", "We will do integration tests for billing.", False),
+    # "Y, not X" and another member of an exclusive group.
+    ("Use pnpm, not npm.", "Installs dependencies with npm.", True),
+    ("Tabs, not spaces.", "Prefers spaces for indentation.", True),
+    ("Use spaces for indentation.", "Prefers tabs for indentation.", True),
+    ("ViewModels expose StateFlow now, not LiveData.", "ViewModels expose LiveData to the UI.", True),
+    (
+        "JSON goes through kotlinx.serialization from now on.",
+        "JSON uses Moshi, with adapters in data/remote/json.",
+        True,
+    ),
+    ("we use vitest", "Unit tests use jest.", True),
+    ("we're sticking with npm", "Use pnpm for installs.", True),
+    (
+        "Use polars for all dataframe work; pandas only at the edge if a library insists.",
+        "Use pandas for dataframe work.",
+        True,
+    ),
+    ("Use vitest for the frontend.", "Use jest for the API tests.", False),  # two subjects, two choices
+    # Versions of one named setting.
+    ("minSdk is 26 now.", "minSdk is 24.", True),
+    ("we bumped minSdk to 26", "minSdk is 24", True),
+    ("pinned to go 1.22", "go 1.21", True),
+    ("The CI image is Python 3.12.", "The CI image is Python 3.11.", True),
+    ("Python 3.12 everywhere, CI included.", "Use Python 3.12.", False),
+    ("The HTTP client timeout is 30 seconds.", "The DB query timeout is 5 seconds.", False),
+    # Different subjects sharing a tool name, a one-off, a statement that keeps the old choice.
+    ("use pnpm for installs", "pnpm lint before done", False),
+    ("Run pnpm lint before you say it's done.", "Use pnpm for installs.", False),
+    ("use npm just this once", "Use pnpm for installs.", False),
+    ("pandas is fine only at the edge", "use polars for dataframes", False),
+]
+
+
+@pytest.mark.parametrize(("new", "old", "contradicts"), ROWS)
+def test_what_contradicts_what(new: str, old: str, contradicts: bool) -> None:
+    assert (contradiction(analyse(new), analyse(old)) is not None) is contradicts
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "rejected", "explicit"),
+    [
+        ("we bumped minSdk to 26", "minSdk is 24", "minsdk 24", True),
+        ("pinned to go 1.22", "go 1.21", "go 1.21", True),
+        ("Dark mode: not doing it.", "We will do dark mode in v2.", "dark mode", True),
+        # Said without a word of change: implied only, so a person reviews it.
+        ("we use vitest", "Unit tests use jest.", "jest", False),
+        # A complaint rejects by implication, never in so many words.
+        ("you used npm again", "The project uses npm.", "npm", False),
+    ],
+)
+def test_the_rejected_term_and_whether_the_change_is_explicit(
+    new: str, old: str, rejected: str, explicit: bool
+) -> None:
+    assert contradiction(analyse(new), analyse(old)) == (rejected, explicit)

@@ -184,6 +184,13 @@ def _hold_unwritable(plan: Plan) -> None:
             )
 
 
+def _dir_newline(memory: Memory) -> str:
+    """The line end a new file takes: the one most of the dir's files use (an editor on Windows
+    writes CRLF, and a new topic file beside them should not be the odd one out)."""
+    ends = [f.newline for f in memory.files.values() if f.kind != "unparsed"]
+    return "\r\n" if ends and ends.count("\r\n") * 2 > len(ends) else "\n"
+
+
 def _materialise(plan: Plan, edits: Edits) -> None:
     memory = plan.memory
     outputs: dict[str, tuple[Path, MemoryFile | None, list[str]]] = {}
@@ -209,7 +216,7 @@ def _materialise(plan: Plan, edits: Edits) -> None:
             plan.changes.extend(deletions)
         if original is not None and original.kind == "unparsed":
             continue  # never rewrite a file dream cannot read
-        newline = original.newline if original else "\n"
+        newline = original.newline if original else _dir_newline(memory)
         trailing = original.trailing_newline if original else True
         text = newline.join(lines) + (newline if lines and trailing else "")
         cleaned = redact(text)

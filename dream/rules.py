@@ -148,8 +148,8 @@ class Boundary(enum.Enum):
 @dataclass(frozen=True)
 class Piece:
     """A sentence or clause of the message: `text` as the person wrote it; `scored` without its
-    filler and with quoted spans replaced: the model reads that (a rule someone else wrote is not
-    the person's, and "tbh" or "oh and fwiw" says nothing about whether a rule follows)."""
+    noise and with quoted spans replaced: the model reads that (a rule someone else wrote is not
+    the person's, and "tbh" or an emoji says nothing about whether a rule follows)."""
 
     text: str
     scored: str
@@ -187,7 +187,7 @@ def split_pieces(text: str) -> list[Piece]:
                 restored = restored.replace(QUOTE_PLACEHOLDER, original, 1)
             position += count
             if len(stripped) >= 2 and any(ch.isalpha() for ch in stripped):
-                pieces.append(Piece(restored, tidy(stripped) or stripped, boundary))
+                pieces.append(Piece(restored, tidy_for_model(stripped) or stripped, boundary))
                 boundary = Boundary.SENTENCE
     return pieces
 
@@ -266,6 +266,21 @@ def group_pieces(pieces: list[Piece], is_rule: list[bool]) -> list[tuple[int, ..
         else:
             groups.append(members)
     return [tuple(group) for group in groups]
+
+
+# What says nothing to the model: the words it keeps (politeness, "thanks", "fyi", "remember")
+# carry whether a rule follows, so only noise goes before it reads a piece.
+_NOISE_LEAD = re.compile(
+    r"^(?:(?:tbh|fwiw|imo|imho|honestly|basically|oh and|ok so|hi+|hey|hello|yo|um+|uh+|hmm+)\b"
+    r"[\s,:!.;—–-]*)+",
+    re.IGNORECASE,
+)
+
+
+def tidy_for_model(text: str) -> str:
+    """The piece as the model reads it: without emoji, laughter and filler that carry nothing."""
+    text = _LAUGH.sub("", _EMOJI.sub("", text))
+    return re.sub(r"\s{2,}", " ", _NOISE_LEAD.sub("", text.strip())).strip()
 
 
 def tidy(text: str) -> str:

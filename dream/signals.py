@@ -172,20 +172,20 @@ def _clip(text: str, limit: int = defaults.SIGNAL_MAX_CHARS) -> str:
 def _scores(sentence: ScoredSentence, redacted: bool) -> tuple[float, float, float, float]:
     """Confidence, durability, change risk and sensitivity of a rule.
 
-    Durability is the model's probability, calibrated on held-out messages
-    (`scripts/train_signal_model.py --eval` prints the table), less what says the rule is for the
-    task at hand ("just this once", "for now") or may soon change: the gates' thresholds mean what
-    they say. Confidence is high for an explicit instruction, else the same probability.
+    Durability is the model's probability made a calibrated one (out-of-fold, with the cues that
+    say a rule outlives the task or not; `scripts/train_signal_model.py --eval` prints the held-out
+    table), less what says it may soon change: the gates' thresholds mean what they say.
+    Confidence is high for an explicit instruction, else the same calibrated probability.
     """
+    from dream.model import load_model
+
     probability = sentence.probability
     cues = set(sentence.cues)
     explicit = bool(cues & set(_EXPLICIT)) and "question" not in cues
+    durability = load_model().durability(probability, sentence.text, cues)
     # An explicit instruction that the model accepts is high confidence (DESIGN.md §4): the
     # person said it in so many words. Whether it holds beyond the task is durability's to say.
-    confidence = 0.9 + 0.09 * probability if explicit and probability >= 0.5 else probability
-    from dream.model import load_model
-
-    durability = load_model().durability(probability, sentence.text, cues)
+    confidence = 0.9 + 0.09 * probability if explicit and probability >= 0.5 else durability
     change_risk = 0.1
     if _VOLATILE.search(sentence.text):
         change_risk += 0.35

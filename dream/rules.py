@@ -338,7 +338,10 @@ def as_rule(text: str) -> str:
     stripped = _TRAILING_FOREVER.sub("", text.rstrip(" .!"))
     text = stripped if len(stripped.split()) >= _MIN_WORDS else text
     text = re.sub(r"!+(?=\s|$)", ".", text).rstrip(" .")
-    return text[:1].upper() + text[1:] if text else text
+    # A plain word is capitalised; an identifier ("fmt.Errorf", "ledger_entries") stays as written.
+    first = text.split(" ", 1)[0].rstrip(",.;:!?")
+    plain = bool(re.fullmatch(r"[a-zà-ÿ]+(?:'[a-z]+)?", first))
+    return text[:1].upper() + text[1:] if plain else text
 
 
 def rewrite(pieces: list[Piece], group: tuple[int, ...]) -> str:
@@ -389,9 +392,86 @@ def stands_alone(text: str) -> bool:
     return not (_DEPENDENT.match(body) and not key_terms(body))
 
 
-def message_rules(pieces: list[Piece], is_rule: list[bool]) -> list[Rule]:
-    """The standalone rules of a message, given which of its pieces the model scores as rules."""
+# The agent's question offering a choice: "Should I use Mockito or MockK for the ViewModel tests?"
+_CHOICE = re.compile(
+    r"\b(?:use|go with|pick|choose|add|write|prefer)\s+(?P<a>[\w.@/+#-]*\w)\s+or\s+(?P<b>[\w.@/+#-]*\w)"
+    r"(?P<scope>\s+(?:for|in|on)\s+[^?]{1,60})?\?",
+    re.IGNORECASE,
+)
+# The agent's offer to do something: "For errors, should I use errors.Wrap like internal/legacy does?"
+_OFFER = re.compile(
+    r"\b(?:should i|shall i|do you want me to|want me to|would you like me to|i could)\s+"
+    r"(?P<act>[^?]{3,90})\?",
+    re.IGNORECASE,
+)
+_REFUSAL = re.compile(r"^(?:no|nope|nah|não|nao|nein|non|don't|dont|please don't|pls dont)\b", re.IGNORECASE)
+
+
+_NEGATED_NAME = r"\b(?:never|not|no|nunca|não|nao|nie|jamais)\s+(?:\w+\s+)?{}(?![\w-])"
+
+
+def _last_question(agent_before: str) -> str:
+    questions = [q for q in re.split(r"(?<=[.!?])\s+", agent_before.strip()) if q.endswith("?")]
+    return questions[-1] if questions else ""
+
+
+def _answer_group(pieces: list[Piece], names: tuple[str, ...]) -> tuple[int, ...]:
+    """The first piece and what continues it: short pieces, pointers back, pieces naming the
+    alternatives ("mockk. sempre. mockito nem tá no projeto")."""
+    end = 0
+    while end + 1 < len(pieces) and end < 3:
+        after = pieces[end + 1].text
+        names_one = any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", after, re.IGNORECASE) for n in names)
+        if len(tidy(after).split()) <= 4 or is_dependent(after) or names_one:
+            end += 1
+            continue
+        break
+    return tuple(range(end + 1))
+
+
+def answer_rule(pieces: list[Piece], agent_before: str) -> Rule | None:
+    """The rule an answer to the agent's question states, in words the answer alone lacks:
+    "Should I use Mockito or MockK for the tests?" "mockk. sempre." → "Use MockK, not Mockito, for
+    the tests."; "Should I use errors.Wrap from pkg/errors?" "no. fmt.Errorf with %w." → "Don't use
+    errors.Wrap from pkg/errors; fmt.Errorf with %w"."""
+    question = _last_question(agent_before)
+    if not question or not pieces:
+        return None
+    first = tidy(pieces[0].text) or pieces[0].text
+    choice = _CHOICE.search(question)
+    if choice:
+        a, b = choice["a"], choice["b"]
+        named = [n for n in (a, b) if re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", first, re.IGNORECASE)]
+        # "ruff, never black": the one named without a "never" / "not" before it is the choice
+        negated = _NEGATED_NAME.format
+        named = [n for n in named if not re.search(negated(re.escape(n)), first, re.IGNORECASE)] or named
+        if len(named) == 1:
+            chosen, other = named[0], b if named[0] == a else a
+            group = _answer_group(pieces, (a, b))
+            scope = (choice["scope"] or "").rstrip()
+            text = f"Use {chosen}, not {other}" + (f",{scope}." if scope else ".")
+            return Rule(text, " ".join(pieces[i].text for i in group), group)
+    offer = _OFFER.search(question)
+    if offer and _REFUSAL.match(pieces[0].text) and key_terms(offer["act"]):
+        group = _answer_group(pieces, ())
+        rest = [r for r in (as_rule(pieces[i].text) for i in group) if r and r.lower() not in ("no", "nope")]
+        act = offer["act"].strip().rstrip(".")
+        act = re.sub(r"\s+(?:so|as|like|to check|so that)\b.*$", "", act, flags=re.IGNORECASE) or act
+        text = f"Don't {act}" + "".join(f"; {r[:1].lower() + r[1:] if _lower_ok(r) else r}" for r in rest)
+        if len(text) > defaults.SIGNAL_MAX_CHARS:
+            text = _shorten(text)
+        return Rule(text.rstrip(".") + ".", " ".join(pieces[i].text for i in group), group)
+    return None
+
+
+def message_rules(pieces: list[Piece], is_rule: list[bool], agent_before: str = "") -> list[Rule]:
+    """The standalone rules of a message, given which of its pieces the model scores as rules
+    and, where the message answers it, the agent's turn before."""
     rules = []
+    answered = answer_rule(pieces, agent_before) if agent_before else None
+    if answered is not None and any(is_rule[i] for i in answered.pieces):
+        rules.append(answered)
+        is_rule = [flag and i not in answered.pieces for i, flag in enumerate(is_rule)]
     for group in group_pieces(pieces, is_rule):
         if group[0] == 0 and is_dependent(pieces[0].text):
             continue  # "Use them for every new component." with nothing before it to say what

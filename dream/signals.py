@@ -225,7 +225,7 @@ def extract_signals(message: UserMessage, project: str, redacted_text: str | Non
         scored.append((feats, cues, model.signal_probability(feats)))
     is_rule = [probability >= model.threshold for _, _, probability in scored]
     signals = []
-    for rule in message_rules(pieces, is_rule):
+    for rule in message_rules(pieces, is_rule, message.agent_before):
         members = [i for i in rule.pieces if is_rule[i]]
         best = max(members, key=lambda i: scored[i][2])
         by_category = model.category_probabilities(scored[best][0])

@@ -13,7 +13,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -130,6 +130,9 @@ class UserMessage:
     timestamp: datetime
     cwd: str | None
     text: str
+    # The agent's words just before, when the message may be an answer to them (DESIGN.md §9:
+    # "what does 'them' mean here?"); data to resolve the message with, never the person's words.
+    agent_before: str = ""
 
 
 @dataclass
@@ -537,7 +540,50 @@ def read_claude_transcript(
         return
     stats.excluded.update(excluded)
     stats.user_messages += len(messages)
-    yield from messages
+    yield from _with_agent_turns(path, messages)
+
+
+# An answer to the agent is short: "mockk. sempre.", "no. fmt.Errorf with %w."
+_ANSWER_MAX_WORDS = 40
+_AGENT_TURN_MAX_CHARS = 600
+
+
+def _with_agent_turns(path: Path, messages: list[UserMessage]) -> list[UserMessage]:
+    """The messages, each short one with the agent's last text before it (same session, by
+    time). A second scan of the file, only for files with such a message, only of assistant lines
+    with a text block."""
+    if not any(len(m.text.split()) <= _ANSWER_MAX_WORDS for m in messages):
+        return messages
+    turns: dict[str, list[tuple[datetime, str]]] = {}
+    quiet = ReadStats()  # counted once, by the main scan
+    lines = _candidate_lines(
+        path, quiet, b'"assistant"', (b'"type":"text"',), reject=(b'"isSidechain":true',)
+    )
+    for line in lines:
+        entry = _parse(line, quiet)
+        if entry is None or entry.get("type") != "assistant":
+            continue
+        message = entry.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        texts = [b.get("text") for b in content or () if isinstance(b, dict) and b.get("type") == "text"]
+        text = "\n".join(t for t in texts if isinstance(t, str)).strip()
+        stamp = parse_timestamp(entry.get("timestamp"))
+        if text and stamp is not None:
+            session = str(entry.get("sessionId") or path.stem)
+            turns.setdefault(session, []).append((stamp, text[-_AGENT_TURN_MAX_CHARS:]))
+    if not turns:
+        return messages
+    from dream.redact import redact
+
+    for session_turns in turns.values():
+        session_turns.sort(key=lambda turn: turn[0])
+    out = []
+    for message in messages:
+        before = [t for at, t in turns.get(message.session_id, ()) if at <= message.timestamp]
+        if before and len(message.text.split()) <= _ANSWER_MAX_WORDS:
+            message = replace(message, agent_before=redact(before[-1]).text)
+        out.append(message)
+    return out
 
 
 def read_openclaw_session(

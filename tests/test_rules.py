@@ -52,7 +52,7 @@ from dream.transcripts import UserMessage
         # content that looks like filler stays
         ("no UPDATE, no DELETE, ever", "No UPDATE, no DELETE, ever"),
         ("first run the linter, then the tests", "First run the linter, then the tests"),
-        ("note that ledger_entries is append-only", "Ledger_entries is append-only"),
+        ("note that ledger_entries is append-only", "ledger_entries is append-only"),
         # the person's terms are kept exactly
         ("pls use `uv add --optional bench` for extras", "Use `uv add --optional bench` for extras"),
         ("Always wrap errors with fmt.Errorf and %w", "Always wrap errors with fmt.Errorf and %w"),
@@ -91,7 +91,7 @@ def rules(text: str, rule_at: set[int]) -> list[str]:
         (
             "ledger_entries is append-only. no UPDATE, no DELETE, ever.",
             {0},
-            ["Ledger_entries is append-only. No UPDATE, no DELETE, ever."],
+            ["ledger_entries is append-only. No UPDATE, no DELETE, ever."],
         ),
         ("I'd rather you didn't use pandas; stick to polars", {0}, ["Don't use pandas; stick to polars."]),
         (
@@ -173,3 +173,53 @@ def test_a_signal_carries_the_persons_exact_words() -> None:
     message = UserMessage("s", "u", datetime(2026, 11, 20, tzinfo=timezone.utc), None, text)
     for signal in extract_signals(message, "p"):
         assert signal.quote and signal.quote in text
+
+
+@pytest.mark.parametrize(
+    ("agent", "answer", "rule"),
+    [
+        # a choice the agent offered, answered with one of its names
+        (
+            "Should I use Mockito or MockK for the ViewModel tests?",
+            "mockk. sempre. mockito nem tá no projeto",
+            "Use MockK, not Mockito, for the ViewModel tests.",
+        ),
+        (
+            "Created the page. Should I use Vitest or Jest for the component tests?",
+            "vitest!! always vitest, jest isnt even installed lol",
+            "Use Vitest, not Jest, for the component tests.",
+        ),
+        ("Do you prefer pnpm or yarn?", "pnpm", "Use pnpm, not yarn."),
+        ("Should I use ruff or black?", "both are fine", None),  # names neither: nothing resolved
+        ("Should I use ruff or black?", "ruff, never black", "Use ruff, not black."),
+        # an offer refused: what not to do, in the agent's words, and what to do instead
+        (
+            "For errors, should I use errors.Wrap from github.com/pkg/errors like internal/legacy does?",
+            "no. fmt.Errorf with %w.",
+            "Don't use errors.Wrap from github.com/pkg/errors; fmt.Errorf with %w.",
+        ),
+        ("Should I run the tests?", "no", None),  # nothing named: a one-off
+        ("Tests pass.", "mockk. sempre.", None),  # no question asked
+    ],
+)
+def test_an_answer_is_resolved_from_the_agents_question(agent: str, answer: str, rule: str | None) -> None:
+    from dream.rules import answer_rule
+
+    found = answer_rule(split_pieces(answer), agent)
+    assert (found.text if found else None) == rule
+    if found is not None:
+        assert found.quote in answer  # the person's words, never the agent's
+
+
+def test_the_agents_words_are_never_quoted_as_the_persons() -> None:
+    message = UserMessage(
+        "s",
+        "u",
+        datetime(2026, 11, 20, tzinfo=timezone.utc),
+        None,
+        "vitest!! always vitest, jest isnt even installed lol",
+        agent_before="Should I use Vitest or Jest for the component tests?",
+    )
+    signals = extract_signals(message, "p")
+    assert [s.text for s in signals] == ["Use Vitest, not Jest, for the component tests."]
+    assert "Should I" not in signals[0].quote and signals[0].quote in message.text

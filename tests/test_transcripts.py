@@ -833,3 +833,27 @@ def test_a_paste_is_cut_out_of_the_message_and_counted(tmp_path: Path) -> None:
     path = write_jsonl(tmp_path / f"{SID}.jsonl", [user(f"{PREF}\n{paste}")])
     assert [m.text for m in read(path, stats)] == [PREF]
     assert stats.excluded[Excluded.PASTE] == 1
+
+
+def test_a_short_answer_carries_the_agents_turn_before_it(tmp_path: Path) -> None:
+    from homefactory import Turn, write_session
+
+    at = datetime(2026, 11, 20, 10, tzinfo=timezone.utc)
+    long_message = "Please port the model. " + "We keep the training code in src/churn as functions. " * 6
+    turns = [
+        Turn("Add component tests for PlantDetail.", at),
+        Turn("vitest!! always vitest", at + timedelta(minutes=3)),
+        Turn(long_message, at + timedelta(minutes=6)),
+    ]
+    turns[0].assistant_text = f"Should I use Vitest or Jest? My token is ghp_{'a1B2' * 9}."
+    turns[1].assistant_text = "Done."
+    path = write_session(tmp_path / ".claude", "/home/dev/app", turns)
+    stats = ReadStats()
+    first, answer, long_one = list(read_claude_transcript(path, stats))
+    assert first.agent_before == ""  # nothing before the first message
+    assert answer.agent_before.startswith("Should I use Vitest or Jest?")
+    assert "ghp_" not in answer.agent_before and "[REDACTED" in answer.agent_before
+    # A long message is not an answer: the agent's turn is not looked for.
+    assert long_one.agent_before == ""
+    # The agent's words are never counted or read as the person's.
+    assert stats.user_messages == 3 and "Vitest or Jest" not in answer.text

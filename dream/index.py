@@ -16,7 +16,7 @@ from dream import defaults
 from dream.edits import Edits
 from dream.memory import Entry, Memory, normalise_key
 from dream.migrate import LINK_TEXT
-from dream.statement import is_key_term, stem
+from dream.statement import STOPWORDS, is_key_term, stem
 from dream.topics import TOPIC_DESCRIPTION, TOPIC_FILES
 
 
@@ -104,8 +104,31 @@ def _what_is_inside(memory: Memory, entries: list[Entry], most: int = 5) -> str:
             counts[key] = counts.get(key, 0) + 1
             first.setdefault(key, len(first))
             spelled.setdefault(key, word)
+        if not seen:
+            # An entry that names no tool is still in the row: by its first content words
+            # ("small, focused commits"), as plain words.
+            head = _head(entry.text)
+            if head and head.lower() not in counts:
+                counts[head.lower()] = 0
+                first.setdefault(head.lower(), len(first))
+                spelled.setdefault(head.lower(), head)
     ranked = sorted(counts, key=lambda k: (-counts[k], first[k]))[:most]
     return ", ".join(spelled[k] for k in ranked)
+
+
+_HEAD_SKIP = frozenset(
+    "use prefer always never don't do not we our the a an is are be keep make sure every all".split()
+)
+
+
+def _head(text: str, words: int = 3) -> str:
+    """The first few content words of an entry, plain (letters and digits only)."""
+    plain = [
+        w
+        for w in re.findall(r"[A-Za-z][A-Za-z0-9'-]*|\d+", text)
+        if w.lower() not in _HEAD_SKIP and w.lower() not in STOPWORDS
+    ]
+    return " ".join(plain[:words])
 
 
 class Importance(NamedTuple):

@@ -118,13 +118,6 @@ _VOICE: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^(?:let's|lets) (?:always|never)\s+", re.I), "Always "),
     (re.compile(r"^(?:don't|dont|do not) ever\s+", re.I), "Never "),
     (re.compile(r"^i (?:prefer|like)\s+(?!to\b|it\b|that\b|when\b|if\b)", re.I), "Prefer "),
-    (
-        re.compile(
-            r"^(?:we(?:'ve| have)?|i(?:'ve| have)?|the team(?: has)?) (?:decided|agreed) (?:that |to |on )?",
-            re.I,
-        ),
-        "",
-    ),
     (re.compile(r"^dont\b", re.I), "Don't"),
     (re.compile(r"^(?:we|i) (?:dont|don't)\b", re.I), "We don't"),
 )
@@ -309,6 +302,12 @@ _LEADING_FOREVER = re.compile(
     re.IGNORECASE,
 )
 _DECIDED_ON = re.compile(r"^on (\d{4}-\d\d-\d\d),? (?=(?:we|i|the team)\b)", re.IGNORECASE)
+_VOICE_DECIDED = re.compile(
+    r"^(?P<when>(?:yesterday|today|this morning|earlier today|last week|on (?:monday|tuesday|wednesday|"
+    r"thursday|friday))\s*,?\s+)?(?:we(?:'ve| have)?|i(?:'ve| have)?|the team(?: has)?) (?:decided|agreed) "
+    r"(?:that |to |on )?",
+    re.IGNORECASE,
+)
 _TRAILING_FOREVER = re.compile(
     r"[,;]?\s*\b(?:from now on|going forward|from here on(?: out)?|from today on|for the future)\s*$",
     re.IGNORECASE,
@@ -324,7 +323,20 @@ def as_rule(text: str) -> str:
         text = text[forever.end() :]
     decided = _DECIDED_ON.match(text)
     if decided:
+        when = decided.group(1)
         text = text[decided.end() :]
+    else:
+        when = ""
+    stated = _VOICE_DECIDED.match(text)
+    if decided and not stated:
+        text = f"On {when} {text}"  # "On DATE we …" without a decision: left as said
+    if stated:
+        # "Yesterday we decided that X" → "X (decided yesterday)": the rule first, the day kept
+        # (made absolute against the message's date afterwards).
+        when = when or (stated["when"] or "").strip(" ,")
+        text = text[stated.end() :]
+        text = _TRAILING_FOREVER.sub("", text.rstrip(" .")).rstrip(" .,")
+        text += f" (decided {when.lower()})" if when else ""
     switch = _SWITCH.match(text)
     if switch:
         rest = _TRAILING_FOREVER.sub("", switch["rest"].rstrip(" .")).rstrip(" .,")
@@ -360,7 +372,7 @@ def rewrite(pieces: list[Piece], group: tuple[int, ...]) -> str:
     text = " ".join(parts).strip()
     if len(text) > defaults.RULE_TARGET_CHARS:
         text = _shorten(text)
-    return text + "." if text and text[-1] not in ".?)\"'`" else text
+    return text + "." if text and text[-1] not in ".?\"'`" else text
 
 
 def _lower_ok(piece: str) -> bool:

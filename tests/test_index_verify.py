@@ -435,5 +435,5 @@ def test_each_topic_row_names_what_is_inside(tmp_path: Path) -> None:
     assert "Tailwind" in rows["preferences.md"] and rows["preferences.md"].endswith("(4)")
     # Only plain tool names: nothing quoted, no `@path` import reaches the file loaded every session.
     assert "@" not in rows["preferences.md"] and "docker" in rows["preferences.md"]
-    # Nothing specific named: the file's description stands in.
-    assert rows["facts.md"].startswith("Stable facts about the project")
+    # An entry that names no tool is named by its first content words, not the file's description.
+    assert rows["facts.md"] == "staging database read-only (1)"

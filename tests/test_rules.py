@@ -39,8 +39,13 @@ from dream.transcripts import UserMessage
         ("We decided to keep LightGBM as the production model", "Keep LightGBM as the production model"),
         (
             "On 2026-11-21 we decided that every service logs in JSON, from now on.",
-            "Every service logs in JSON",
+            "Every service logs in JSON (decided 2026-11-21)",
         ),
+        (
+            "Yesterday we decided that all services log in JSON.",
+            "All services log in JSON (decided yesterday)",
+        ),
+        ("On 2026-11-21 we shipped v2", "On 2026-11-21 we shipped v2"),
         ("From now on always use pnpm in this repo.", "Always use pnpm in this repo"),
         # a switch says what to use and what not
         (

@@ -117,7 +117,28 @@ def _what_is_inside(memory: Memory, entries: list[Entry], most: int = 5) -> str:
 
 
 _HEAD_SKIP = frozenset(
-    ["use", "prefer", "always", "never", "don't", "do", "not", "we", "our", "the", "a", "an", "is", "are", "be", "keep", "make", "sure", "every", "all"]
+    [
+        "use",
+        "prefer",
+        "always",
+        "never",
+        "don't",
+        "do",
+        "not",
+        "we",
+        "our",
+        "the",
+        "a",
+        "an",
+        "is",
+        "are",
+        "be",
+        "keep",
+        "make",
+        "sure",
+        "every",
+        "all",
+    ]
 )
 
 

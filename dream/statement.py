@@ -1115,6 +1115,8 @@ def _polarity_tokens(sentence: str) -> list[str]:
 
 def _sentence_polarity(sentence: str, out: _Polarity) -> None:
     tokens = _polarity_tokens(sentence)
+    if not any(is_key_term(stem(w)) for w in tokens):
+        return  # polarity is only ever recorded for key terms: most sentences of memory have none
     clause_of = _clause_ids(tokens)
     clauses = _clause_texts(sentence)
     complaint = [_is_complaint(c) for c in clauses]
@@ -1161,6 +1163,9 @@ def _phrase(text: str) -> tuple[str, ...]:
         if w and w not in STOPWORDS and len(w) > 1:
             seen.setdefault(_SCRIPT_EXTENSION.sub("", stem(w)), None)
     return tuple(seen)
+
+
+_DIGIT = re.compile(r"\d")
 
 
 def _plans_and_drops(sentence: str) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
@@ -1210,6 +1215,8 @@ def _setting_name(tokens: list[str], i: int) -> tuple[str, bool] | None:
 
 
 def _settings(sentence: str) -> dict[str, set[str]]:
+    if not _DIGIT.search(sentence):
+        return {}  # a setting's value is a number
     # "/api/v1/login", "http://host:5000": a path or address holds no setting
     tokens = [t.rstrip(".") for t in _STOKEN.findall(_PATH.sub(" ", sentence))]
     negated_from = next((k for k, t in enumerate(tokens) if t in _SETTING_REFUSED), len(tokens))

@@ -27,7 +27,7 @@ _BOUNDARY = re.compile(
 
 # Reads only with what came before it: a pronoun or a pointer back, or a bare adverbial.
 _DEPENDENT = re.compile(
-    r"^(?:it|its|it's|they|them|that's|thats|there|same|so|which|then|both|otherwise|also that|again|"
+    r"^(?:it|its|it's|they|them|that's|thats|there|same|so|which|then|both|otherwise|also that|"
     r"only (?:the|that|this)|isso|isto|esse|essa|vale|só o|so o|das|dies|ça|eso|"
     # "this" / "that" as a pointer ("That applies everywhere"), not as "this repo uses uv"
     r"(?:this|that|these|those)(?=\s+(?:is|was|are|were|one|ones|way|applies|apply|goes|go|holds|too|"
@@ -71,7 +71,8 @@ _INTERJECTION = (
     r"cool|nice|thanks|thx|ty|sorry|ugh|argh|wait|no|nope|nah|nooo+|again|actually|first|lastly|"
     r"finally|anyway|important|note|remember|reminder|update|news|big one|one thing|quick one|psa|"
     r"side note|small (?:infra )?update|good morning|morning|bom dia|oi|olá|então|tipo|valeu|"
-    r"decision|heads up|fyi|btw|fwiw|tbh|imo|imho"
+    r"decision|heads up|fyi|btw|fwiw|tbh|imo|imho|that's wrong|that is wrong|wrong|not quite|"
+    r"that's not right|you did it again|again"
 )
 # Discourse that is filler before any word.
 _DISCOURSE = (
@@ -188,12 +189,15 @@ def split_pieces(text: str) -> list[Piece]:
 def is_dependent(text: str) -> bool:
     """Cannot be read without what came before: "Every time.", "Same as the rest of the repo."."""
     stripped = tidy(text)
+    lead, colon, rest = stripped.partition(":")
+    if colon and len(lead.split()) <= 8 and _word_count(rest) >= 4:
+        stripped = rest.strip()  # "Same as before: run the smoke tests after deploying" stands
     if _DEPENDENT.match(stripped):
         return True
-    words = stripped.split()
-    if len(words) < _MIN_WORDS and not _KEY.search(stripped):
+    words = _word_count(stripped)
+    if words < _MIN_WORDS and not _KEY.search(stripped):
         return True
-    return len(words) <= 8 and bool(_POINTER.search(stripped)) and not _KEY.search(stripped)
+    return words <= 8 and bool(_POINTER.search(stripped)) and not _KEY.search(stripped)
 
 
 def elaborates(piece: Piece) -> bool:
@@ -231,6 +235,8 @@ def group_pieces(pieces: list[Piece], is_rule: list[bool]) -> list[tuple[int, ..
             and index - start < 2
             and (
                 is_dependent(pieces[start].text)
+                # "PRs only." after "main is protected."
+                or _word_count(tidy(pieces[start].text)) < _MIN_WORDS
                 or (
                     pieces[start].boundary is Boundary.CLAUSE
                     and start == index
@@ -372,7 +378,7 @@ def rewrite(pieces: list[Piece], group: tuple[int, ...]) -> str:
     text = " ".join(parts).strip()
     if len(text) > defaults.RULE_TARGET_CHARS:
         text = _shorten(text)
-    return text + "." if text and text[-1] not in ".?\"'`" else text
+    return text + "." if text and text[-1] not in ".?\"'`。！？" else text
 
 
 def _lower_ok(piece: str) -> bool:
@@ -395,13 +401,23 @@ def _shorten(text: str) -> str:
     return text
 
 
-def stands_alone(text: str) -> bool:
-    """A rule a reader understands without the session: enough words, not a question, not a
-    bare pointer back."""
+def _word_count(text: str) -> int:
+    # Chinese and Japanese put no spaces between words: two characters count as a word there.
+    if _CJK.search(text):
+        return max(len(text.split()), len(_CJK.findall(text)) // 2)
+    return len(text.split())
+
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+def stands_alone(text: str, asked: bool = False) -> bool:
+    """A rule a reader understands without the session: enough words, not a question (`asked`:
+    the person's words ended in a question mark), not a bare pointer back."""
     body = text.rstrip(".")
-    if len(body.split()) < _MIN_WORDS or body.endswith("?") or _QUESTION_START.match(body):
+    if _word_count(body) < _MIN_WORDS or body.endswith("?") or asked:
         return False
-    return not (_DEPENDENT.match(body) and not key_terms(body))
+    return not (is_dependent(body) and not key_terms(body))
 
 
 # The agent's question offering a choice: "Should I use Mockito or MockK for the ViewModel tests?"
@@ -488,7 +504,10 @@ def message_rules(pieces: list[Piece], is_rule: list[bool], agent_before: str = 
         if group[0] == 0 and is_dependent(pieces[0].text):
             continue  # "Use them for every new component." with nothing before it to say what
         rewritten = rewrite(pieces, group)
-        if not stands_alone(rewritten):
+        # Only the rule pieces decide: "When you write SQL, uppercase the keywords" opens like a
+        # question and is none; "do we never use ORMs here?" is one.
+        asked = all(pieces[i].text.rstrip().endswith("?") for i in group if is_rule[i])
+        if not stands_alone(rewritten, asked):
             continue
         quote = " ".join(pieces[i].text for i in group)
         rules.append(Rule(rewritten, quote, group))

@@ -126,6 +126,21 @@ def rules(text: str, rule_at: set[int]) -> list[str]:
             {1},
             ["We use TanStack Query for all server state."],
         ),
+        ("main is protected. PRs only.", {1}, ["Main is protected. PRs only."]),
+        # a rule that opens like a question is none; a lead-in with a colon does not make it a fragment
+        (
+            "When you write SQL, uppercase the keywords.",
+            {0},
+            ["When you write SQL, uppercase the keywords."],
+        ),
+        (
+            "Same as before: run the smoke tests against staging after deploying.",
+            {0},
+            ["Same as before: run the smoke tests against staging after deploying."],
+        ),
+        ("that's wrong, we use pnpm in this repo", {0}, ["We use pnpm in this repo."]),
+        # scripts without spaces between words
+        ("本番環境のDBは読み取り専用です。", {0}, ["本番環境のDBは読み取り専用です。"]),
         # dropping: what cannot stand alone is not stored
         ("Use them for every new component.", {0}, []),
         ("Every time.", {0}, []),

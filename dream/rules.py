@@ -86,13 +86,16 @@ _FILLER_LEAD = re.compile(
     r"|(?:remember that|note that|keep in mind that|for future reference|as i said|as i told you|"
     r"just a reminder|reminder that|i think|i guess|i mean|to be clear|for context|"
     r"like i said|as mentioned|remember this(?: rule)?|(?:new |general |house )?rule(?: of thumb)?:|"
-    r"as a (?:general )?rule|for future sessions)\b\s*[,:]?\s*)+",
+    r"as a (?:general )?rule|for future sessions|i (?:already )?said (?:this|that|it)(?: already| before)?)"
+    r"\b\s*[,:]?\s*)+",
     re.IGNORECASE,
 )
 _POLITE = re.compile(r"\b(?:please|pls|plz|kindly)\b\s*,?\s*", re.IGNORECASE)
 _TRAILING_FILLER = re.compile(
     r"[\s,]*(?:\b(?:ok|okay|thanks|thank you|thx|pls|please|lol|haha|right|yeah|ok\?|got it\??|"
-    r"k|kk|já falei isso antes|i already told you|like i said)\b[\s.!?]*)+$",
+    r"k|kk|já falei isso antes|i already told you|like i said)\b[\s.!?]*)+$"
+    # "…, i said this the other day", "… as I told you before": the reminder, not the rule
+    r"|[\s,;]+(?:as )?i (?:already )?(?:said|told you)(?: this| that| so)?(?: [\w -]{0,30})?[.!]*$",
     re.IGNORECASE,
 )
 

@@ -28,6 +28,8 @@ from dream.transcripts import UserMessage
         ("heads up, staging runs on Fly.io in fra", "Staging runs on Fly.io in fra"),
         ("Remember this rule: always deploy with --atomic", "Always deploy with --atomic"),
         ("hi! tbh the API is versioned under /v2", "The API is versioned under /v2"),
+        ("only pages get default exports, i said this the other day", "Only pages get default exports"),
+        ("I said this already: use uv for everything", "Use uv for everything"),
         # the person's voice becomes a rule
         ("Tbh I'd rather you didn't launch the emulator yourself", "Don't launch the emulator yourself"),
         ("I'd rather you used polars here", "Use polars here"),

@@ -34,8 +34,9 @@ GATE_MAX_CHANGE_RISK = 0.2
 GATE_MAX_SENSITIVITY = 0.3
 MAX_CHANGES_PER_RUN = 50
 # Below the gates, a proposal under this durability is not worth the person's answer: dropped
-# (it is still in the transcripts; a restatement raises it). Above it, it may wait for review.
-REVIEW_MIN_DURABILITY = 0.7
+# (it is still in the transcripts; a restatement raises it). Above it, it may wait for review:
+# durability is calibrated, so at 0.8 or more about eight in ten listed items are rules.
+REVIEW_MIN_DURABILITY = 0.8
 # The review queue is short (issue 13): the most important this many per memory dir and run are
 # listed; the rest wait unlisted in the transcripts and are counted.
 REVIEW_QUEUE_MAX = 10

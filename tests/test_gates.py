@@ -141,7 +141,8 @@ def test_what_is_not_durable_is_dropped_unless_the_person_must_settle_it(
 
 
 def test_the_review_queue_lists_the_most_important_ten_and_counts_the_rest() -> None:
-    unsure = [proposal(text=f"Unsure rule {i}.", durability=0.7 + i / 100) for i in range(12)]
+    floor = defaults.REVIEW_MIN_DURABILITY
+    unsure = [proposal(text=f"Unsure rule {i}.", durability=floor + i / 300) for i in range(12)]
     secret = proposal(text="Deploy key is [REDACTED:github-token].", hold=signal_holds(["github-token"], []))
     conflict = proposal(
         action=Action.REPLACE, target=ENTRY, text="Dramatiq, not Celery.", hold=["implicit contradiction"]
@@ -157,6 +158,6 @@ def test_the_review_queue_lists_the_most_important_ten_and_counts_the_rest() -> 
 
 
 def test_the_queue_length_is_configurable() -> None:
-    unsure = [proposal(text=f"Unsure rule {i}.", durability=0.75) for i in range(5)]
+    unsure = [proposal(text=f"Unsure rule {i}.", durability=defaults.REVIEW_MIN_DURABILITY) for i in range(5)]
     decisions = decide(unsure, Config(review_queue_max=2), ReviewState(None), set())
     assert sum(d.outcome == Outcome.PENDING for d in decisions) == 2

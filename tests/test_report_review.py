@@ -73,12 +73,16 @@ def day(days_ago: int) -> str:
 
 LOW_CONFIDENCE = [
     "The billing service stores prices as integer cents.",
+    "The API docs are generated from the OpenAPI file.",
+    "The admin panel is the Django admin.",
     "We moved CI to GitHub Actions last month.",
     "I think maybe we should use Redis for caching.",
     "The staging box might be the one in fra.",
 ]
 ONE_OFF = [
     "Temporarily, all deploys go through the release branch.",
+    "Until the migration is done, all writes go through the legacy API.",
+    "Currently the mobile app talks to the API through the BFF.",
     "We use Sentry for error tracking at the moment.",
     "For the time being, run the nightly export by hand.",
 ]

@@ -137,7 +137,7 @@ def contradiction(new: Statement, old: Statement) -> tuple[str, bool] | None:
         found = _setting_change(new, old)
         if found is not None and not _different_subjects(new, old):
             return found
-    return _dropped_plan(new, old)
+    return _dropped_plan(new, old) or _subject_switch(new, old)
 
 
 def _rejection(new: Statement, old: Statement) -> tuple[str, bool] | None:
@@ -205,6 +205,25 @@ def _dropped_plan(new: Statement, old: Statement) -> tuple[str, bool] | None:
             if len(shared) * 2 >= len(dropped | set(plan)):
                 return " ".join(t for t in plan if t in shared), True
     return None
+
+
+def _subject_switch(new: Statement, old: Statement) -> tuple[str, bool] | None:
+    """The new statement switches a subject the old one sets, to something the old one does not
+    name: "We're switching the evaluation holdout to the Q2 2024 cohort" against "The holdout is
+    the March 2024 snapshot cohort". Three words of subject in common (or two that are a quarter of
+    all they say), and something of the old one's own gone from the new one."""
+    if not new.replaces or new.complained:
+        return None
+    rest_new, rest_old = _rest(new), _rest(old)
+    shared = rest_new & rest_old
+    if len(shared) < 2 or (len(shared) == 2 and len(shared) * 4 < len(rest_new | rest_old)):
+        return None
+    given_up = sorted(old.keys - new.keys - new.positive) or sorted(
+        rest_old - rest_new, key=lambda t: (-len(t), t)
+    )
+    if not given_up:
+        return None  # nothing of the old one is given up: a restatement, or a refinement
+    return given_up[0], True
 
 
 def _scopes_differ(new: Statement, old: Statement) -> bool:

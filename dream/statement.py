@@ -738,6 +738,8 @@ _ALLOWANCE = re.compile(
 _REPLACES = re.compile(
     r"\binstead\b|\brather than\b|\bin favou?r of\b|\breplac\w* (?:\S+ ){0,3}(?:with|by)\b|"
     r"\b(?:switch\w*|mov\w*|migrat\w*|went|go(?:ing)?) (?:back )?(?:over )?to\b|"
+    # "switching the evaluation holdout to the Q2 cohort": what is switched named in between
+    r"\b(?:switch\w*|migrat\w*) (?:\S+ ){1,4}?to\b|"
     r",\s*not\b|\bover\b|"
     # "it's not `python`, it's `python3`", "not npm; pnpm": the correction after the "not X"
     r"\bnot [^,;.]{1,40}[,;] (?:it's|it is|use|we use|but|just|only)\b"

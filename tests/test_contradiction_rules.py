@@ -95,6 +95,24 @@ ROWS: list[tuple[str, str, bool]] = [
     ("Run pnpm lint before you say it's done.", "Use pnpm for installs.", False),
     ("use npm just this once", "Use pnpm for installs.", False),
     ("pandas is fine only at the edge", "use polars for dataframes", False),
+    # A subject switched to something else: the old setting of that subject is replaced.
+    (
+        "We're switching the evaluation holdout to the Q2 2024 cohort.",
+        "The holdout is the March 2024 snapshot cohort.",
+        True,
+    ),
+    (
+        "we migrated the nightly export job to the new scheduler",
+        "The nightly export job runs from cron.",
+        True,
+    ),
+    # ... not a switch of one shared word's subject, nor a move that keeps what the old one says.
+    ("We moved the docs to docs/site.", "Docs are written in Markdown.", False),
+    (
+        "We're switching the holdout cohort to the snapshot table.",
+        "The holdout cohort is the snapshot table.",
+        False,
+    ),
 ]
 
 

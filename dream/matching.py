@@ -64,6 +64,7 @@ class TermIndex:
     def __init__(self) -> None:
         self._postings: dict[str, list[int]] = defaultdict(list)
         self._positive: dict[str, list[int]] = defaultdict(list)
+        self._settings: dict[str, list[int]] = defaultdict(list)
         self._sizes: dict[int, int] = {}
 
     def add(self, item: int, statement: Statement) -> None:
@@ -72,14 +73,16 @@ class TermIndex:
             self._postings[term].append(item)
         for term in statement.positive:
             self._positive[term].append(item)
+        for name, _ in statement.settings:
+            self._settings[name].append(item)
 
     def candidates(self, statement: Statement) -> set[int]:
         """Items that could be a duplicate of the statement or contradict it; a superset, cheap.
 
         A duplicate shares at least a third of the statement's terms, or all of its own (a short
         restatement): items sharing fewer are never compared. A contradiction needs an item that
-        asserts a term the statement rejects or a rival of a term it asserts: those come from
-        the key-term postings, whatever the overlap.
+        asserts a term the statement rejects, a rival of a term it asserts, or the same named
+        setting: those come from their own postings, whatever the overlap.
         """
         # Terms that half of memory shares say little and cost much: count over the rarer ones
         # (at least the rarest), and let is_duplicate judge the full overlap afterwards.
@@ -95,6 +98,9 @@ class TermIndex:
         found = {item for item, n in shared.items() if n >= need or n >= sizes[item]}
         for term in statement.negative:
             found.update(self._positive.get(term, ()))
+        # Another value of one named setting ("minSdk is 24" vs a long message bumping it to 26)
+        for name, _ in statement.settings:
+            found.update(self._settings.get(name, ()))
         for term in statement.positive:
             group = GROUP_OF.get(term)
             if group:

@@ -814,6 +814,25 @@ _YEAR = re.compile(r"^(?:19|20)\d\d$")
 _SETTING_LINK = frozenset(
     {"is", "=", ":", "to", "at", "of", "on", "version", "v", "now", "set", "from", "and", "or", ","}
     | {"under", "below", "above", "max", "min", "most", "least", "upto", "within"}
+    # the same links in Portuguese, Spanish, French and German: "subimos o minSdk pra 26"
+    | {
+        "pra",
+        "para",
+        "é",
+        "es",
+        "est",
+        "ist",
+        "auf",
+        "zu",
+        "em",
+        "en",
+        "a",
+        "à",
+        "sur",
+        "agora",
+        "ahora",
+        "jetzt",
+    }
 )
 # A unit after a number names no setting: "4 GB of RAM" is not "gb 4".
 _UNITS = frozenset(["gb", "mb", "kb", "tb", "ms", "sec", "secs", "mins", "hrs", "percent"])

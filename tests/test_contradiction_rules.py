@@ -113,6 +113,7 @@ ROWS: list[tuple[str, str, bool]] = [
         "The holdout cohort is the snapshot table.",
         False,
     ),
+    ("novidade: subimos o minSdk pra 26, então java.time pode ser usado", "minSdk is 24.", True),
 ]
 
 
@@ -137,3 +138,16 @@ def test_the_rejected_term_and_whether_the_change_is_explicit(
     new: str, old: str, rejected: str, explicit: bool
 ) -> None:
     assert contradiction(analyse(new), analyse(old)) == (rejected, explicit)
+
+
+def test_a_long_message_changing_a_setting_finds_the_short_entry_that_holds_it() -> None:
+    from dream.matching import TermIndex
+
+    index = TermIndex()
+    index.add(0, analyse("minSdk is 24."))
+    index.add(1, analyse("Use MockK for mocking in tests."))
+    long = analyse(
+        "Novidade: subimos o minSdk pra 26 (o produto aprovou largar o android 7), então java.time pode "
+        "ser usado sem desugaring, pode remover o coreLibraryDesugaring do build e atualizar o README"
+    )
+    assert 0 in index.candidates(long)

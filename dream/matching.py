@@ -41,7 +41,31 @@ def is_duplicate(new: Statement, old: Statement, threshold: float = 0.5) -> bool
         return True
     # A short restatement whose every content word is in the old entry ("pnpm only" vs a long rule).
     smaller, larger = (new, old) if len(new.terms) <= len(old.terms) else (old, new)
-    return len(smaller.terms) >= 2 and smaller.terms <= larger.terms and bool(smaller.keys & larger.keys)
+    return (
+        len(smaller.terms) >= 2
+        and smaller.terms <= larger.terms
+        and bool(smaller.keys & larger.keys or _specific(smaller.terms) & _specific(larger.terms))
+    )
+
+
+def _specific(terms: frozenset[str]) -> set[str]:
+    """Names with a digit, dot or dash ("fp16", "go.mod"): what says which thing a rule is about."""
+    return {t for t in terms if not t.isalpha() and not t.replace(".", "").isdigit() and len(t) > 2}
+
+
+def is_sibling(new: Statement, old: Statement) -> bool:
+    """Another side of one rule: both reject the same tool or choose the same one ("we never use
+    fp16 here" and "bf16-mixed everywhere; fp16 gave us the loss spikes"), and neither says
+    what the other's choice excludes."""
+    if new.negative & old.positive or old.negative & new.positive or group_conflict(new, old):
+        return False
+    shared = (new.negative & old.negative) | (new.chosen & old.chosen)
+    if any(is_key_term(term) and not VERSION.match(term) for term in shared):
+        return True
+    # A specific name both speak of ("fp16", "go.mod"), neither naming another specific thing of
+    # its own: one subject.
+    common = _specific(new.terms) & _specific(old.terms)
+    return bool(common) and not (_specific(new.terms) - common and _specific(old.terms) - common)
 
 
 def _different_subjects(only_new: frozenset[str], only_old: frozenset[str]) -> bool:

@@ -12,11 +12,12 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
+from dream import defaults
 from dream.actions import Action
 from dream.contradiction import contradiction
 from dream.dates import absolutize, has_relative_date
 from dream.gates import replacement_holds, signal_holds
-from dream.matching import TermIndex, is_duplicate, similarity
+from dream.matching import TermIndex, is_duplicate, is_sibling, similarity
 from dream.memory import Entry, Memory
 from dream.signals import Signal
 from dream.statement import Statement, analyse
@@ -146,11 +147,18 @@ class _Working:
         self.index = TermIndex()
         self.said_at: dict[str, str] = {}
         self.project_rules: list[tuple[str, Statement]] = []
+        self.added_naming: dict[str, list[int]] = {}
         for entry in memory.entries:
             self._add_item(entry, memory.statement(entry))
 
     def _add_item(self, item: Entry | Proposal, statement: Statement) -> None:
         self.index.add(len(self.items), statement)
+        if isinstance(item, Proposal):
+            # This run's additions by the specific names they hold ("fp16", "go.mod"): a sibling
+            # may share only that one word with them.
+            for term in statement.terms:
+                if not term.isalpha():
+                    self.added_naming.setdefault(term, []).append(len(self.items))
         self.items.append((item, statement))
 
     def redate_entries(self) -> None:
@@ -237,10 +245,45 @@ class _Working:
             if update is not None:
                 self.proposals.append(update)
                 self.updates_of.setdefault(id(update.target), []).append(update)
+        elif (sibling := self._sibling(statement)) is not None:
+            self._merge(sibling, signal, text)
         else:
             proposal = _from_signal(Action.ADD, signal, text, "new")
             self.proposals.append(proposal)
             self._add_item(proposal, statement)
+
+    def _sibling(self, statement: Statement) -> int | None:
+        """An addition of this run that the statement is another side of (DESIGN.md §5: siblings
+        merge into one entry), when the two fit in one entry."""
+        named = {i for t in statement.terms | statement.keys for i in self.added_naming.get(t, ())}
+        for i in sorted((self.index.candidates(statement) | named) - self.dead):
+            item, other = self.items[i]
+            if (
+                isinstance(item, Proposal)
+                and item.action == Action.ADD
+                and not item.hold
+                and is_sibling(statement, other)
+            ):
+                return i
+        return None
+
+    def _merge(self, i: int, signal: Signal, text: str) -> None:
+        """One entry of both, dated and attributed to the newer saying (unless it would be too long:
+        then the newer one is a rule of its own)."""
+        item = self.items[i][0]
+        assert isinstance(item, Proposal)
+        joined = f"{item.text.rstrip('.')}; {text[:1].lower() + text[1:] if text[1:2].islower() else text}"
+        if len(joined) > defaults.SIGNAL_MAX_CHARS:
+            proposal = _from_signal(Action.ADD, signal, text, "new")
+            self.proposals.append(proposal)
+            self._add_item(proposal, analyse(text))
+            return
+        item.text = joined
+        _restated(item, signal, text, self.refusals)
+        self.refusals[-1].detail = f"merged into a proposal of this run: {item.text[:80]}"
+        statement = analyse(joined)
+        self.items[i] = (item, statement)
+        self.index.add(i, statement)
 
 
 def _from_signal(action: Action, signal: Signal, text: str, reason: str) -> Proposal:

@@ -791,3 +791,35 @@ def test_a_rule_the_projects_claude_md_states_is_not_added_again(home: Home, in_
     assert bool(refused) is in_claude_md
     if in_claude_md:
         assert "pnpm" in refused[0]["detail"]  # the report names the CLAUDE.md line it overlaps
+
+
+def _rule_signal(text: str, at: str, uuid: str) -> Signal:
+    return Signal(
+        "-p", "9f8e7d6c-2222-4000-8000-000000000000", uuid, at, "preference", text, 0.95, 0.95, 0.1, 0.05,
+        ("preference",),
+    )  # fmt: skip
+
+
+def test_siblings_of_one_rule_merge_into_one_entry_dated_by_the_newer(tmp_path: Path) -> None:
+    """DESIGN.md §5: two sayings of one rule are one entry; its date and source are the newest."""
+    from dream.proposals import propose
+
+    memory_dir = tmp_path / "projects" / "-p" / "memory"
+    memory_dir.mkdir(parents=True)
+    memory = load_memory(memory_paths(memory_dir, "native"), "native")
+    older = _rule_signal("We never use fp16 on this project.", "2026-05-20T10:00:00Z", "1a2b3c4d-0000")
+    newer = _rule_signal(
+        "Use bf16-mixed everywhere, fp16 gave us loss spikes.", "2026-05-22T10:00:00Z", "5e6f7a8b-0000"
+    )
+    other = _rule_signal("Use pnpm for installs.", "2026-05-21T10:00:00Z", "9c0d1e2f-0000")
+    found = propose(memory, [older, other, newer])
+    texts = sorted(p.text for p in found.proposals)
+    assert texts == [
+        "Use pnpm for installs.",
+        "We never use fp16 on this project; use bf16-mixed everywhere, fp16 gave us loss spikes.",
+    ]
+    [merged] = [p for p in found.proposals if "fp16" in p.text]
+    assert merged.date == "2026-05-22" and "5e6f7a8b" in merged.source
+    # A second run over the same input changes nothing.
+    first = _twice(tmp_path / "again", {}, [older, other, newer])
+    assert first[1] == first[0]

@@ -38,7 +38,9 @@ _DEPENDENT = re.compile(
 _POINTER = re.compile(r"\b(?:them|it|there|that one|those|these|this one)\b", re.IGNORECASE)
 _REASON = re.compile(
     r"^(?:because|since|as otherwise|otherwise|so that|so the|so it|bc|cuz|'cause|porque|pois|weil|"
-    r"car|parce que)\b|\b(?:gave us|bit(?:ten)? us|has bitten|caused|breaks|broke|leaks?)\b",
+    r"car|parce que)\b|\b(?:gave us|bit(?:ten)? us|has bitten|caused|breaks|broke|leaks?)\b|"
+    # "CI fails on both", "the build rejects it otherwise": what happens if the rule is broken
+    r"\b(?:fails?|rejects?|breaks?|complains?) (?:on|about) (?:both|it|them|that|this|those)\b",
     re.IGNORECASE,
 )
 # Continues the rule before it: "no UPDATE, no DELETE, ever", "stick to polars", "incl. CI".
@@ -323,6 +325,29 @@ _TRAILING_FOREVER = re.compile(
 )
 
 
+_STANDING_REQUEST = re.compile(
+    r"^(?P<cond>(?:before|after|when(?:ever)?|every ?time|each time)\b[^,?]{2,40}?)?,?\s*"
+    r"(?:can|could|would|will) (?:you|u)(?: please| pls)?(?P<mind> mind)?,?\s*"
+    r"(?P<when>(?:in (?:the )?future|from now on|going forward|always)\b,?\s*)?"
+    r"(?P<act>[^?]{3,}?)\s*\?$",
+    re.IGNORECASE,
+)
+_DURABLE_WORD = re.compile(
+    r"\b(?:always|every ?time|whenever|each time|from now on|in (?:the )?future|going forward)\b", re.I
+)
+
+
+def _imperative(act: str) -> str:
+    """ "keeping lines to 100 characters" → "keep lines to 100 characters"."""
+    verb, _, rest = act.partition(" ")
+    if verb.endswith("ing") and len(verb) > 5:
+        stem = verb[:-3]
+        if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
+            stem = stem[:-1]  # "running" → "run"
+        verb = stem
+    return f"{verb} {rest}".strip()
+
+
 def as_rule(text: str) -> str:
     """The tidy piece in a rule's voice."""
     text = tidy(text)
@@ -346,6 +371,16 @@ def as_rule(text: str) -> str:
         text = text[stated.end() :]
         text = _TRAILING_FOREVER.sub("", text.rstrip(" .")).rstrip(" .,")
         text += f" (decided {when.lower()})" if when else ""
+    request = _STANDING_REQUEST.match(text)
+    if request and (request["cond"] or request["when"] or _DURABLE_WORD.search(request["act"])):
+        # "before u say done can u run pnpm lint?" → "Before u say done, run pnpm lint": a
+        # request that says when it applies is a standing rule, not a question.
+        act = request["act"].strip()
+        if request["mind"]:
+            act = _imperative(act)
+        if (request["when"] or "").strip(" ,").lower() == "always":
+            act = "always " + act
+        text = f"{request['cond'].strip()}, {act}" if request["cond"] else act
     switch = _SWITCH.match(text)
     if switch:
         rest = _TRAILING_FOREVER.sub("", switch["rest"].rstrip(" .")).rstrip(" .,")
@@ -375,7 +410,7 @@ def rewrite(pieces: list[Piece], group: tuple[int, ...]) -> str:
         if parts and pieces[index].boundary is Boundary.CLAUSE:
             parts[-1] += "; " + (piece[:1].lower() + piece[1:] if _lower_ok(piece) else piece)
         elif parts:
-            parts[-1] = parts[-1] + ". " + piece
+            parts[-1] = parts[-1] + (" " if parts[-1].endswith("?") else ". ") + piece
         else:
             parts.append(piece)
     text = " ".join(parts).strip()
@@ -509,7 +544,7 @@ def message_rules(pieces: list[Piece], is_rule: list[bool], agent_before: str = 
         rewritten = rewrite(pieces, group)
         # Only the rule pieces decide: "When you write SQL, uppercase the keywords" opens like a
         # question and is none; "do we never use ORMs here?" is one.
-        asked = all(pieces[i].text.rstrip().endswith("?") for i in group if is_rule[i])
+        asked = all(as_rule(pieces[i].text).endswith("?") for i in group if is_rule[i])
         if not stands_alone(rewritten, asked):
             continue
         quote = " ".join(pieces[i].text for i in group)

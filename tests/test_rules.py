@@ -56,6 +56,18 @@ from dream.transcripts import UserMessage
         ),
         ("We migrated from moshi to kotlinx.serialization.", "Use kotlinx.serialization, not moshi"),
         ("we're moving from Redux to Zustand, so no new slices", "Use Zustand, not Redux; no new slices"),
+        # a request that says when it applies is a standing rule; one that does not stays a question
+        (
+            "also before u say done can u run pnpm typecheck and pnpm lint?",
+            "Before u say done, run pnpm typecheck and pnpm lint",
+        ),
+        ("Would you mind, in the future, keeping lines to 100 characters?", "Keep lines to 100 characters"),
+        ("can you always add a changelog entry?", "Always add a changelog entry"),
+        (
+            "Every time you add an endpoint, can you update openapi.yaml?",
+            "Every time you add an endpoint, update openapi.yaml",
+        ),
+        ("could you fix the login bug?", "Could you fix the login bug?"),
         # content that looks like filler stays
         ("no UPDATE, no DELETE, ever", "No UPDATE, no DELETE, ever"),
         ("first run the linter, then the tests", "First run the linter, then the tests"),

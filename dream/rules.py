@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from dream import defaults
 from dream.sentences import QUOTE_PLACEHOLDER, prose_lines
+from dream.statement import is_key_term
 
 _INLINE_QUOTE = re.compile(r"\"[^\"\n]{3,}\"|“[^”\n]{3,}”|(?<![\w=])'[^'\n]{6,}'(?![\w])|«[^»\n]{3,}»")
 # A sentence ends at . ! ? followed by space; a clause at a spaced dash or a semicolon.
@@ -40,7 +41,8 @@ _REASON = re.compile(
     r"^(?:because|since|as otherwise|otherwise|so that|so the|so it|bc|cuz|'cause|porque|pois|weil|"
     r"car|parce que)\b|\b(?:gave us|bit(?:ten)? us|has bitten|caused|breaks|broke|leaks?)\b|"
     # "CI fails on both", "the build rejects it otherwise": what happens if the rule is broken
-    r"\b(?:fails?|rejects?|breaks?|complains?) (?:on|about) (?:both|it|them|that|this|those)\b",
+    r"\b(?:fails?|rejects?|breaks?|complains?) (?:on|about) (?:both|it|them|that|this|those)\b|"
+    r"\b(?:will|would|could|can) (?:mess up|break|corrupt|wreck|clobber|overwrite)\b",
     re.IGNORECASE,
 )
 # Continues the rule before it: "no UPDATE, no DELETE, ever", "stick to polars", "incl. CI".
@@ -396,7 +398,7 @@ def as_rule(text: str) -> str:
     text = re.sub(r"!+(?=\s|$)", ".", text).rstrip(" .")
     # A plain word is capitalised; an identifier ("fmt.Errorf", "ledger_entries") stays as written.
     first = text.split(" ", 1)[0].rstrip(",.;:!?")
-    plain = bool(re.fullmatch(r"[a-zà-ÿ]+(?:'[a-z]+)?", first))
+    plain = bool(re.fullmatch(r"[a-zà-ÿ]+(?:'[a-z]+)?", first)) and not is_key_term(first)
     return text[:1].upper() + text[1:] if plain else text
 
 

@@ -126,7 +126,12 @@ def rules(text: str, rule_at: set[int]) -> list[str]:
         (
             "Use pnpm for everything. pnpm is also what CI runs.",
             {0, 1},
-            ["Use pnpm for everything. Pnpm is also what CI runs."],
+            ["Use pnpm for everything. pnpm is also what CI runs."],
+        ),
+        (
+            "we use pnpm in this repo not npm. npm will mess up the lockfile",
+            {0},
+            ["We use pnpm in this repo not npm. npm will mess up the lockfile."],
         ),
         # separate rules stay separate
         (

@@ -262,6 +262,9 @@ def group_pieces(pieces: list[Piece], is_rule: list[bool]) -> list[tuple[int, ..
                 or is_reason(after.text)
                 or elaborates(after)
                 or (is_rule[end + 1] and shares)
+                # two rule clauses of one sentence ("the notebooks stay exploratory — anything we
+                # reuse goes into src/churn/"): one rule
+                or (is_rule[end + 1] and after.boundary is Boundary.CLAUSE)
             ):
                 end += 1
                 continue

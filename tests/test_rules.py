@@ -133,6 +133,11 @@ def rules(text: str, rule_at: set[int]) -> list[str]:
             {0},
             ["We use pnpm in this repo not npm. npm will mess up the lockfile."],
         ),
+        (
+            "the notebooks stay exploratory — anything we reuse goes into src/churn/ as a function",
+            {0, 1},
+            ["The notebooks stay exploratory; anything we reuse goes into src/churn/ as a function."],
+        ),
         # separate rules stay separate
         (
             "Use pnpm for installs. Deploys go through Fly.io.",

@@ -425,9 +425,10 @@ def _fill(report: TargetReport, plan: Any) -> None:
     applied = sum(1 for d in plan.decisions if d.outcome == "applied")
     over_cap = sum(1 for d in plan.decisions if d.over_cap)
     over_queue = sum(1 for d in plan.decisions if d.over_queue)
-    not_durable = sum(1 for d in plan.decisions if d.why.startswith("not durable"))
+    not_durable = sum(1 for d in plan.decisions if d.not_durable)
     report.budget = {
         "cap": plan.cap,
+        "review_max": plan.review_max,
         "applied": applied,
         "left_pending_over_cap": over_cap,
         "waiting_unlisted": over_queue,

@@ -44,6 +44,8 @@ class Decision:
     over_cap: bool = False
     # Would wait for review, but the queue already holds its most important items.
     over_queue: bool = False
+    # Below the gates and too unsure to be worth the person's answer.
+    not_durable: bool = False
 
 
 def signal_holds(redactions: Iterable[str], unsafe: Iterable[str]) -> list[str]:
@@ -161,7 +163,8 @@ def decide(
             decisions.append(Decision(proposal, Outcome.PENDING, reason, over_cap=True))
             continue
         if why and policy != "review" and not_worth_asking(proposal, config.pinned):
-            decisions.append(Decision(proposal, Outcome.DROPPED, "not durable: " + "; ".join(why)))
+            reason = "not durable: " + "; ".join(why)
+            decisions.append(Decision(proposal, Outcome.DROPPED, reason, not_durable=True))
             continue
         if why:
             decisions.append(Decision(proposal, Outcome.PENDING, "; ".join(why)))

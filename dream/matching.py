@@ -44,11 +44,11 @@ def is_duplicate(new: Statement, old: Statement, threshold: float = 0.5) -> bool
     return (
         len(smaller.terms) >= 2
         and smaller.terms <= larger.terms
-        and bool(smaller.keys & larger.keys or _specific(smaller.terms) & _specific(larger.terms))
+        and bool(smaller.keys & larger.keys or specific_terms(smaller.terms) & specific_terms(larger.terms))
     )
 
 
-def _specific(terms: frozenset[str]) -> set[str]:
+def specific_terms(terms: frozenset[str]) -> set[str]:
     """Names with a digit, dot or dash ("fp16", "go.mod"): what says which thing a rule is about."""
     return {t for t in terms if not t.isalpha() and not t.replace(".", "").isdigit() and len(t) > 2}
 
@@ -64,8 +64,9 @@ def is_sibling(new: Statement, old: Statement) -> bool:
         return True
     # A specific name both speak of ("fp16", "go.mod"), neither naming another specific thing of
     # its own: one subject.
-    common = _specific(new.terms) & _specific(old.terms)
-    return bool(common) and not (_specific(new.terms) - common and _specific(old.terms) - common)
+    mine, theirs = specific_terms(new.terms), specific_terms(old.terms)
+    common = mine & theirs
+    return bool(common) and not (mine - common and theirs - common)
 
 
 def _different_subjects(only_new: frozenset[str], only_old: frozenset[str]) -> bool:

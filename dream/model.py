@@ -37,7 +37,7 @@ _STRONG_ONE_OFF = re.compile(
 def calibration_cues(text: str, cues: Iterable[str]) -> set[str]:
     """The calibration's inputs: the cue groups present, with "oneoff" only for the markers that
     do mean one task ("just this once", "for now"), not every "here" or "first"."""
-    present = set(cues) & {"durable", "question", "request"}
+    present = set(cues) & set(CALIBRATION_CUES) - {"oneoff"}
     if _STRONG_ONE_OFF.search(text):
         present.add("oneoff")
     return present

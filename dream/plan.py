@@ -62,6 +62,7 @@ class Plan:
     redactions: list[str] = field(default_factory=list)
     index: IndexResult | None = None
     cap: int = 0
+    review_max: int = 0
 
     def outcome(self, outcome: str) -> list[Decision]:
         return [d for d in self.decisions if d.outcome == outcome]
@@ -137,7 +138,7 @@ def build_plan(
     prune_missing_project: bool = False,
     claude_md: list[str] | None = None,
 ) -> Plan:
-    plan = Plan(target, memory, today, cap=config.max_changes)
+    plan = Plan(target, memory, today, cap=config.max_changes, review_max=config.review_queue_max)
     found = propose(memory, target.signals, claude_md)
     found.proposals.extend(review.restore(memory, {p.id for p in found.proposals}))
     plan.refusals = found.refusals

@@ -17,7 +17,7 @@ from dream.actions import Action
 from dream.contradiction import contradiction
 from dream.dates import absolutize, has_relative_date
 from dream.gates import replacement_holds, signal_holds
-from dream.matching import TermIndex, is_duplicate, is_sibling, similarity
+from dream.matching import TermIndex, is_duplicate, is_sibling, similarity, specific_terms
 from dream.memory import Entry, Memory
 from dream.signals import Signal
 from dream.statement import Statement, analyse
@@ -156,9 +156,8 @@ class _Working:
         if isinstance(item, Proposal):
             # This run's additions by the specific names they hold ("fp16", "go.mod"): a sibling
             # may share only that one word with them.
-            for term in statement.terms:
-                if not term.isalpha():
-                    self.added_naming.setdefault(term, []).append(len(self.items))
+            for term in specific_terms(statement.terms):
+                self.added_naming.setdefault(term, []).append(len(self.items))
         self.items.append((item, statement))
 
     def redate_entries(self) -> None:
@@ -255,7 +254,7 @@ class _Working:
     def _sibling(self, statement: Statement) -> int | None:
         """An addition of this run that the statement is another side of (DESIGN.md §5: siblings
         merge into one entry), when the two fit in one entry."""
-        named = {i for t in statement.terms | statement.keys for i in self.added_naming.get(t, ())}
+        named = {i for t in specific_terms(statement.terms) for i in self.added_naming.get(t, ())}
         for i in sorted((self.index.candidates(statement) | named) - self.dead):
             item, other = self.items[i]
             if (

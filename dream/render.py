@@ -298,7 +298,7 @@ def _render_notes(target: TargetReport) -> list[str]:
         )
         if b.get("waiting_unlisted") or b.get("dropped_not_durable"):
             out.append(
-                f"review queue: the most important {defaults.REVIEW_QUEUE_MAX} listed, "
+                f"review queue: the most important {b.get('review_max', defaults.REVIEW_QUEUE_MAX)} listed, "
                 f"{b.get('waiting_unlisted', 0)} more waiting unlisted; "
                 f"{b.get('dropped_not_durable', 0)} dropped as not durable"
             )

@@ -15,11 +15,14 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from dream import defaults
 from dream.sentences import QUOTE_PLACEHOLDER, prose_lines
 from dream.statement import is_key_term
 
+# As `sentences`' quoted spans, except after "=": in precision='bf16-mixed' the quote is a value the
+# person set, and the model should read it.
 _INLINE_QUOTE = re.compile(r"\"[^\"\n]{3,}\"|“[^”\n]{3,}”|(?<![\w=])'[^'\n]{6,}'(?![\w])|«[^»\n]{3,}»")
 # A sentence ends at . ! ? followed by space; a clause at a spaced dash or a semicolon.
 _BOUNDARY = re.compile(
@@ -292,6 +295,7 @@ def tidy_for_model(text: str) -> str:
     return re.sub(r"\s{2,}", " ", _NOISE_LEAD.sub("", text.strip())).strip()
 
 
+@lru_cache(maxsize=4096)
 def tidy(text: str) -> str:
     """The piece without filler, laughter, emoji, politeness and its conversational lead-in."""
     text = _EMOJI.sub("", text)
@@ -353,8 +357,10 @@ def _imperative(act: str) -> str:
     return f"{verb} {rest}".strip()
 
 
+@lru_cache(maxsize=4096)
 def as_rule(text: str) -> str:
-    """The tidy piece in a rule's voice."""
+    """The tidy piece in a rule's voice. (Cached, as `tidy` is: grouping and rewriting ask of one
+    piece several times.)"""
     text = tidy(text)
     # The entry is dated: "from now on" says nothing more there (the model read it already).
     forever = _LEADING_FOREVER.match(text)
@@ -407,18 +413,18 @@ def as_rule(text: str) -> str:
 
 def rewrite(pieces: list[Piece], group: tuple[int, ...]) -> str:
     """One standalone rule from a group of pieces, at most ~150 characters where it can be."""
-    parts: list[str] = []
+    text = ""
     for index in group:
         piece = as_rule(pieces[index].text)
         if not piece:
             continue
-        if parts and pieces[index].boundary is Boundary.CLAUSE:
-            parts[-1] += "; " + (piece[:1].lower() + piece[1:] if _lower_ok(piece) else piece)
-        elif parts:
-            parts[-1] = parts[-1] + (" " if parts[-1].endswith("?") else ". ") + piece
+        if text and pieces[index].boundary is Boundary.CLAUSE:
+            text += "; " + (piece[:1].lower() + piece[1:] if _lower_ok(piece) else piece)
+        elif text:
+            text += (" " if text.endswith("?") else ". ") + piece
         else:
-            parts.append(piece)
-    text = " ".join(parts).strip()
+            text = piece
+    text = text.strip()
     if len(text) > defaults.RULE_TARGET_CHARS:
         text = _shorten(text)
     return text + "." if text and text[-1] not in ".?\"'`。！？" else text
@@ -444,14 +450,14 @@ def _shorten(text: str) -> str:
     return text
 
 
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
 def _word_count(text: str) -> int:
     # Chinese and Japanese put no spaces between words: two characters count as a word there.
     if _CJK.search(text):
         return max(len(text.split()), len(_CJK.findall(text)) // 2)
     return len(text.split())
-
-
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
 def stands_alone(text: str, asked: bool = False) -> bool:
@@ -514,8 +520,8 @@ def answer_rule(pieces: list[Piece], agent_before: str) -> Rule | None:
         a, b = choice["a"], choice["b"]
         named = [n for n in (a, b) if re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", first, re.IGNORECASE)]
         # "ruff, never black": the one named without a "never" / "not" before it is the choice
-        negated = _NEGATED_NAME.format
-        named = [n for n in named if not re.search(negated(re.escape(n)), first, re.IGNORECASE)] or named
+        kept = [n for n in named if not re.search(_NEGATED_NAME.format(re.escape(n)), first, re.IGNORECASE)]
+        named = kept or named
         if len(named) == 1:
             chosen, other = named[0], b if named[0] == a else a
             group = _answer_group(pieces, (a, b))

@@ -131,15 +131,19 @@ class ScoredSentence:
 def score_message(text: str, with_categories: bool = False) -> list[ScoredSentence]:
     """Every prose sentence of a message with its signal probability, best category first.
 
-
     Categories are scored only for sentences above the threshold unless asked for.
     """
-    from dream.features import analyse_sentence
-    from dream.model import load_model
     from dream.rules import split_pieces
 
+    return _score_pieces([piece.scored for piece in split_pieces(text)], text, with_categories)
+
+
+def _score_pieces(sentences: list[str], text: str, with_categories: bool = False) -> list[ScoredSentence]:
+    """The model's reading of each piece of a message (`text`), as `score_message` returns it."""
+    from dream.features import analyse_sentence
+    from dream.model import load_model
+
     model = load_model()
-    sentences = [piece.scored for piece in split_pieces(text)]
     is_question = text.rstrip().endswith("?")
     scored = []
     for sentence in sentences:
@@ -207,32 +211,25 @@ def extract_signals(message: UserMessage, project: str, redacted_text: str | Non
     `redacted_text`: the message already passed through `redact` (the digest needs it anyway).
     """
     from dream.control_text import neutralise
-    from dream.features import analyse_sentence
     from dream.model import load_model
     from dream.redact import redact
     from dream.rules import message_rules, split_pieces
     from dream.sentences import strip_inline_code
 
-    model = load_model()
+    threshold = load_model().threshold
     # Redact the whole message first: a secret can span lines (a private key block) that the
     # splitter would otherwise hand over piece by piece.
     text_in = redacted_text if redacted_text is not None else redact(message.text).text
     pieces = split_pieces(text_in)
-    is_question = text_in.rstrip().endswith("?")
-    scored = []
-    for piece in pieces:
-        feats, cues = analyse_sentence(piece.scored, is_question, len(pieces))
-        scored.append((feats, cues, model.signal_probability(feats)))
-    is_rule = [probability >= model.threshold for _, _, probability in scored]
+    scored = _score_pieces([piece.scored for piece in pieces], text_in)
+    is_rule = [s.probability >= threshold for s in scored]
     signals = []
     for rule in message_rules(pieces, is_rule, message.agent_before):
         members = [i for i in rule.pieces if is_rule[i]]
-        best = max(members, key=lambda i: scored[i][2])
-        by_category = model.category_probabilities(scored[best][0])
-        ranked = sorted(by_category, key=lambda c: -by_category[c])
-        categories = tuple(c for c in ranked if by_category[c] >= 0.5) or (ranked[0],)
-        cues = tuple(sorted({cue for i in members for cue in scored[i][1]}))
-        sentence = ScoredSentence(rule.text, scored[best][2], categories, cues)
+        best = scored[max(members, key=lambda i: scored[i].probability)]
+        categories = best.categories  # scored: a rule piece is above the threshold
+        cues = tuple(sorted({cue for i in members for cue in scored[i].cues}))
+        sentence = ScoredSentence(rule.text, best.probability, categories, cues)
         text = strip_inline_code(rule.text)
         redaction = redact(text)
         kinds = set(_MARKER_KIND.findall(redaction.text)) | {r.kind for r in redaction.redactions}

@@ -573,15 +573,20 @@ def _with_agent_turns(path: Path, messages: list[UserMessage]) -> list[UserMessa
             turns.setdefault(session, []).append((stamp, text[-_AGENT_TURN_MAX_CHARS:]))
     if not turns:
         return messages
+    from bisect import bisect_right
+
     from dream.redact import redact
 
     for session_turns in turns.values():
         session_turns.sort(key=lambda turn: turn[0])
+    stamps = {session: [at for at, _ in session_turns] for session, session_turns in turns.items()}
     out = []
     for message in messages:
-        before = [t for at, t in turns.get(message.session_id, ()) if at <= message.timestamp]
-        if before and len(message.text.split()) <= _ANSWER_MAX_WORDS:
-            message = replace(message, agent_before=redact(before[-1]).text)
+        # The last agent text at or before the message: one binary search, not a scan per message.
+        at = bisect_right(stamps.get(message.session_id, []), message.timestamp)
+        if at and len(message.text.split()) <= _ANSWER_MAX_WORDS:
+            before = turns[message.session_id][at - 1][1]
+            message = replace(message, agent_before=redact(before).text)
         out.append(message)
     return out
 

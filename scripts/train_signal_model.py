@@ -74,10 +74,15 @@ def memory_eval_rows(folders: tuple[Path, ...] = MEMORY_EVAL_TRAIN) -> list[tupl
     return rows
 
 
-def message_features(text: str) -> list[list[str]]:
-    sentences = [piece.scored for piece in split_pieces(text)] or [text.strip() or "-"]
+def message_pieces(text: str) -> tuple[list[str], list[list[str]]]:
+    """The pieces of a message as the model reads them, and the features of each (as at run time)."""
+    pieces = [piece.scored for piece in split_pieces(text)] or [text.strip() or "-"]
     is_question = text.rstrip().endswith("?")
-    return [sentence_features(s, is_question, len(sentences)) for s in sentences]
+    return pieces, [sentence_features(s, is_question, len(pieces)) for s in pieces]
+
+
+def message_features(text: str) -> list[list[str]]:
+    return message_pieces(text)[1]
 
 
 def score(weights: dict[str, float], feats: list[str]) -> float:
@@ -206,9 +211,7 @@ def _calibration_row(weights: dict[str, float], text: str) -> tuple[float, set[s
     from dream.features import cues_present
     from dream.model import calibration_cues
 
-    pieces = [piece.scored for piece in split_pieces(text)] or [text.strip() or "-"]
-    is_question = text.rstrip().endswith("?")
-    feats = [sentence_features(s, is_question, len(pieces)) for s in pieces]
+    pieces, feats = message_pieces(text)
     best = max(range(len(pieces)), key=lambda i: score(weights, feats[i]))
     return score(weights, feats[best]), calibration_cues(pieces[best], cues_present(pieces[best].lower()))
 
@@ -256,9 +259,7 @@ def calibration_table(rows: list[tuple[str, list[str]]], model: Any) -> list[str
     gated = [0, 0]
     positives = sum(1 for _, labels in rows if labels)
     for text, labels in rows:
-        pieces = [piece.scored for piece in split_pieces(text)] or [text.strip() or "-"]
-        is_question = text.rstrip().endswith("?")
-        feats = [sentence_features(s, is_question, len(pieces)) for s in pieces]
+        pieces, feats = message_pieces(text)
         best = max(range(len(pieces)), key=lambda i: model.signal_probability(feats[i]))
         durability = model.durability(
             model.signal_probability(feats[best]), pieces[best], cues_present(pieces[best].lower())

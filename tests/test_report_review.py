@@ -162,6 +162,7 @@ def test_what_is_not_durable_is_dropped_not_queued_and_counted(home: Home) -> No
     assert passing not in " ".join(home.entries())
     [target] = json.loads(run.stdout)["targets"]
     assert target["budget"]["dropped_not_durable"] >= 1
+    assert target["budget"]["review_max"] == defaults.REVIEW_QUEUE_MAX
     outcomes = [(p["outcome"], p["why"]) for p in target["proposals"]]
     assert any(o == "dropped" and why.startswith("not durable") for o, why in outcomes), outcomes
 

@@ -122,24 +122,6 @@ def test_what_contradicts_what(new: str, old: str, contradicts: bool) -> None:
     assert (contradiction(analyse(new), analyse(old)) is not None) is contradicts
 
 
-@pytest.mark.parametrize(
-    ("new", "old", "rejected", "explicit"),
-    [
-        ("we bumped minSdk to 26", "minSdk is 24", "minsdk 24", True),
-        ("pinned to go 1.22", "go 1.21", "go 1.21", True),
-        ("Dark mode: not doing it.", "We will do dark mode in v2.", "dark mode", True),
-        # Said without a word of change: implied only, so a person reviews it.
-        ("we use vitest", "Unit tests use jest.", "jest", False),
-        # A complaint rejects by implication, never in so many words.
-        ("you used npm again", "The project uses npm.", "npm", False),
-    ],
-)
-def test_the_rejected_term_and_whether_the_change_is_explicit(
-    new: str, old: str, rejected: str, explicit: bool
-) -> None:
-    assert contradiction(analyse(new), analyse(old)) == (rejected, explicit)
-
-
 def test_a_long_message_changing_a_setting_finds_the_short_entry_that_holds_it() -> None:
     from dream.matching import TermIndex
 

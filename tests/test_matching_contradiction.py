@@ -18,6 +18,13 @@ from dream.statement import analyse, content_terms
         ("We use 4 spaces, not tabs, in every file.", "Prefers tabs for indentation.", "tabs", True),
         # Another member of an exclusive group, said without a word of change: implied only.
         ("Use spaces for indentation.", "Prefers tabs for indentation.", "tabs", False),
+        ("we bumped minSdk to 26", "minSdk is 24", "minsdk 24", True),
+        ("pinned to go 1.22", "go 1.21", "go 1.21", True),
+        ("Dark mode: not doing it.", "We will do dark mode in v2.", "dark mode", True),
+        # Said without a word of change: implied only, so a person reviews it.
+        ("we use vitest", "Unit tests use jest.", "jest", False),
+        # A complaint rejects by implication, never in so many words.
+        ("you used npm again", "The project uses npm.", "npm", False),
     ],
 )
 def test_contradictions(new: str, old: str, rejected: str, explicit: bool) -> None:

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dream import trigger
+from dream import defaults, trigger
 from dream.config import Config, load_config
+from dream.decisions import AgentAction, By
 from dream.errors import BusyError, DreamError, ExitCode, TargetStatus, UsageError, VerificationError
 from dream.gather import GatherResult, gather, parse_since
 from dream.layouts import Layout, layout_for
@@ -23,6 +25,7 @@ from dream.paths import MemoryPaths, Paths, last_dream_file, resolve_paths
 from dream.report import RunResult, TargetReport, read_stats_json
 from dream.results import (
     OrientResult,
+    PlanResult,
     ProjectStatus,
     RejectResult,
     RestoredTarget,
@@ -41,7 +44,10 @@ from dream.target import Target
 from dream.transcripts import ReadStats
 
 if TYPE_CHECKING:
+    from dream.decisions import DecisionCheck, Directive
     from dream.memory import Memory
+    from dream.packet import BatchRecord, PlanRecord
+    from dream.plan import Plan
     from dream.review import ReviewState
 
 
@@ -123,13 +129,26 @@ class Session:
     # -- RUN ---------------------------------------------------------------------------------
 
     def run(
-        self, *, dry_run: bool = False, approved: set[str] | None = None, prune_missing_projects: bool = False
+        self,
+        *,
+        dry_run: bool = False,
+        approved: set[str] | None = None,
+        prune_missing_projects: bool = False,
+        consolidator: str | None = None,
+        agent: AgentInput | None = None,
     ) -> RunResult:
+        """All four phases. `consolidator`: "claude" asks the person's Claude Code to judge the
+        candidates (DESIGN.md §9), "none" or None the configured one ("none": deterministic).
+        `agent`: the decisions of `apply --decisions` (see `apply_decisions`)."""
         from dream.apply import new_run_id
 
         run_id = new_run_id()
         self._seen_at_start = self._sessions_seen_now()
         gathered = self.gather(write_cache=not dry_run)
+        # A dry run previews without asking a model unless told to.
+        chosen = consolidator or ("none" if dry_run else self.config.consolidator)
+        if agent is None and chosen == "claude":
+            agent = self._ask_consolidator(gathered, dry_run, approved or set(), prune_missing_projects)
         result = RunResult(
             run_id=run_id,
             started=self.now.isoformat(),
@@ -143,36 +162,44 @@ class Session:
             },
         )
         codes: list[ExitCode] = []
+        placed: set[int] = set()
         for target in self._targets(gathered):
-            report = self._run_target(target, run_id, dry_run, approved or set(), prune_missing_projects)
+            report = self._run_target(
+                target, run_id, dry_run, approved or set(), prune_missing_projects, agent, placed
+            )
             if report is None:
                 continue
             result.targets.append(report)
             codes.append(report.status.exit_code)
+        if agent is not None:
+            result.plan, result.model = agent.plan, agent.model
+            result.unplaced = [
+                {**_unplaced(item, agent.plan), "by": "host"}
+                for n, item in enumerate(agent.items)
+                if n not in placed
+            ]
         result.exit_code = max(codes, default=ExitCode.OK)
         if gathered.read.unreadable and result.exit_code == ExitCode.OK:
             result.failures.extend(f"could not read {p}: {r}" for p, r in gathered.read.unreadable)
         return result
 
-    def _run_target(
-        self, target: Target, run_id: str, dry_run: bool, approved: set[str], prune_missing: bool
-    ) -> TargetReport | None:
-        from dream.apply import apply_plan
+    def _planner(
+        self,
+        target: Target,
+        approved: set[str],
+        prune_missing: bool,
+        directives: list[Directive] | None = None,
+    ) -> Callable[[Memory], Plan]:
+        """The one planning function of a memory dir: a run, a dry run, a packet and an apply all
+        plan through it (and re-plan through it when the memory moved)."""
         from dream.plan import build_plan
-
-        mp = self.memory_paths(target)
-        memory = _load_memory(mp, target.memory_type)
-        if not target.signals and not memory.files and memory.index is None and not mp.memory_dir.exists():
-            if not dry_run and target.digests:
-                self._mark_dreamt(target)  # nothing to write: a failure here is the next run's
-            return None
-        review = self.state.review(target.memory_dir)
-        today = self.now.date()
         from dream.project_rules import claude_md_rules
 
+        review = self.state.review(target.memory_dir)
+        today = self.now.date()
         claude_md = claude_md_rules(layout_for(target.memory_type).project_dir(target))
 
-        def replan(current: Memory) -> Any:
+        def replan(current: Memory) -> Plan:
             return build_plan(
                 target,
                 current,
@@ -182,8 +209,48 @@ class Session:
                 approved=approved,
                 prune_missing_project=prune_missing,
                 claude_md=claude_md,
+                directives=directives,
             )
 
+        return replan
+
+    def _undecided(self, target: Target) -> dict[str, str]:
+        """Leave out the messages an agent already decided on in an earlier apply: a later run,
+        with or without a model, never redoes (or undoes) that judgment. Returns the ledger."""
+        from dream.candidates import candidate_id
+
+        decided = self.state.decided(target.memory_dir)
+        if decided:
+            target.signals = [s for s in target.signals if candidate_id(s.session_id, s.uuid) not in decided]
+            target.candidates = [c for c in target.candidates if c.id not in decided]
+        return decided
+
+    def _run_target(
+        self,
+        target: Target,
+        run_id: str,
+        dry_run: bool,
+        approved: set[str],
+        prune_missing: bool,
+        agent: AgentInput | None = None,
+        placed: set[int] | None = None,
+    ) -> TargetReport | None:
+        from dream.apply import apply_plan
+
+        mp = self.memory_paths(target)
+        memory = _load_memory(mp, target.memory_type)
+        if not target.signals and not memory.files and memory.index is None and not mp.memory_dir.exists():
+            if not dry_run and target.digests:
+                self._mark_dreamt(target)  # nothing to write: a failure here is the next run's
+            return None
+        review = self.state.review(target.memory_dir)
+        decided = self._undecided(target)
+        checks, directives, remapped = (
+            self._check_decisions(target, memory, agent, placed if placed is not None else set())
+            if agent is not None
+            else ([], None, False)
+        )
+        replan = self._planner(target, approved, prune_missing, directives)
         plan = replan(memory)
         report = TargetReport(
             target.key,
@@ -192,6 +259,8 @@ class Session:
             missing_project=target.missing,
             sessions=len(target.digests),
             signals=len(target.signals),
+            decisions=[dict(c.to_json(), project=target.key) for c in checks],
+            remapped=remapped,
         )
         if dry_run:
             _fill(report, plan)
@@ -224,8 +293,135 @@ class Session:
             report.status, report.failures = TargetStatus.FAILED, [failure]
         assert applied.after is not None  # a successful apply always read what it wrote
         self._save_state(target, plan, review, applied.after)
+        if directives:
+            for directive in directives:
+                if directive.action != AgentAction.HOLD and not directive.hold:
+                    decided[directive.candidate.id] = self.now.date().isoformat()
+            keep = (self.now - timedelta(days=2 * self.config.window_days)).date().isoformat()
+            self.state.save_decided(target.memory_dir, decided, keep)
         self.state.append_report_row(target.memory_dir, _report_row(run_id, report))
         return report
+
+    # -- the agent pass (DESIGN.md §9) ----------------------------------------------------------
+
+    def plan(self, max_tokens: int | None = None) -> PlanResult:
+        """The packet for the agent: every memory dir's candidates in batches, within the budget.
+        Writes nothing but the plan's record (not even the digest cache)."""
+        from dream.packet import Packet, PlanRecord, add_batches, new_plan_id
+
+        gathered = self.gather(write_cache=False)
+        packet = Packet(new_plan_id(self.now), max_tokens or self.config.max_tokens)
+        packet.record = PlanRecord(packet.plan, self.now.isoformat(), gathered.since.isoformat())
+        for target in self._targets(gathered):
+            add_batches(packet, self._batches(target))
+        self.state.save_plan(packet.record)
+        return PlanResult(packet)
+
+    def _batches(self, target: Target) -> list[tuple[dict[str, Any], BatchRecord]]:
+        from dream.packet import target_batches
+
+        self._undecided(target)
+        if not target.candidates:
+            return []
+        memory = _load_memory(self.memory_paths(target), target.memory_type)
+        plan = self._planner(target, set(), False)(memory)
+        return target_batches(plan, memory, target.candidates, target.key)
+
+    def apply_decisions(self, document: str | bytes) -> RunResult:
+        """`apply --decisions`: the agent's decisions on a plan, checked, then one run with them.
+
+        A malformed document, an unknown plan or a huge document is refused whole (UsageError,
+        exit 2, nothing written). Otherwise each decision is checked (`decisions.check_all`); the
+        accepted ones go through the same plan, apply, index and verify as a run, under the same
+        lock; a candidate without a valid decision keeps its deterministic outcome.
+        """
+        from dream.decisions import parse_document
+
+        head = parse_document(document)
+        record = self.state.plan(head.plan)
+        if record is None:
+            raise UsageError(
+                f"unknown plan {head.plan!r}: run `dream plan --json` again and decide on that plan"
+            )
+        limit = record.candidate_count * defaults.DECISIONS_MAX_PER_CANDIDATE + 16
+        doc = parse_document(document, max_decisions=limit)
+        self.since_text = record.since[:10] if self.since_text is None else self.since_text
+        agent = AgentInput(plan=record.plan, items=doc.decisions, record=record)
+        result = self.run(agent=agent)
+        return result
+
+    def _ask_consolidator(
+        self, gathered: GatherResult, dry_run: bool, approved: set[str], prune_missing: bool
+    ) -> AgentInput:
+        """Ask the person's Claude Code, batch by batch within the budget; a batch it fails on
+        keeps the deterministic pass (`fallback`)."""
+        from dream.consolidator import ask_claude
+        from dream.packet import Packet, PlanRecord, add_batches, new_plan_id
+
+        packet = Packet(new_plan_id(self.now), self.config.max_tokens)
+        packet.record = PlanRecord(packet.plan, self.now.isoformat(), gathered.since.isoformat())
+        for target in self._targets(gathered):
+            add_batches(packet, self._batches(target))
+        model: dict[str, Any] = {
+            "consolidator": "claude",
+            "calls": 0,
+            "tokens": 0,
+            "fallbacks": 0,
+            "errors": [],
+        }
+        items: list[Any] = []
+        for batch in packet.batches:
+            one = {"version": 1, "plan": packet.plan, "batches": [batch]}
+            reply = ask_claude(one, self.config.claude_bin)
+            model["calls"] += 1
+            model["tokens"] += reply.tokens
+            if reply.decisions is None:
+                model["fallbacks"] += 1
+                model["errors"].append(f"batch {batch['batch']}: {reply.error}"[:240])
+                continue
+            ids = {c["id"] for c in batch["candidates"]}
+            # A reply speaks for its own batch only: a decision on another batch's candidate is refused.
+            items.extend(
+                d
+                if isinstance(d, dict) and d.get("candidate") in ids
+                else {"candidate": "?", **(d if isinstance(d, dict) else {})}
+                for d in reply.decisions
+            )
+        model["waiting"] = packet.waiting_candidates
+        return AgentInput(plan=packet.plan, items=items, record=packet.record, model=model)
+
+    def _check_decisions(
+        self, target: Target, memory: Memory, agent: AgentInput, placed: set[int]
+    ) -> tuple[list[DecisionCheck], list[Directive], bool]:
+        """This memory dir's decisions, checked against what the plan showed and what is there now."""
+        from dream.decisions import CheckContext, check_all
+
+        batches = agent.record.for_memory_dir(str(target.memory_dir))
+        if not batches:
+            return [], [], False
+        planned = {cid for b in batches for cid in b.candidates}
+        entries = {i: ref for b in batches for i, ref in b.entries.items()}
+        ctx = CheckContext(
+            plan=agent.plan,
+            candidates={c.id: c for c in target.candidates if c.id in planned},
+            planned=planned,
+            entries=entries,
+            current={(e.file, e.key): e.text for e in memory.entries},
+        )
+        for candidate in target.candidates:
+            said = ctx.said_in_session.get(candidate.session_id, "")
+            ctx.said_in_session[candidate.session_id] = f"{said} {candidate.text}"
+        mine = []
+        for n, item in enumerate(agent.items):
+            if isinstance(item, dict) and str(item.get("candidate", "")) in planned:
+                placed.add(n)
+                mine.append(item)
+        checks, directives = check_all(mine, ctx)
+        for check in checks:
+            if not check.accepted:
+                check.by = By.HOST
+        remapped = any(b.fingerprint != memory.fingerprint() for b in batches)
+        return checks, directives, remapped
 
     def _sessions_seen_now(self) -> dict[str, list[str]]:
         try:
@@ -368,6 +564,7 @@ class Session:
             min_hours=self.config.min_hours,
             min_sessions=self.config.min_sessions,
             projects=projects,
+            consolidator=self.config.consolidator,
         )
 
     def restore(self, run_id: str | None = None) -> RestoreResult:
@@ -386,6 +583,23 @@ class Session:
         return RestoreResult(restored)
 
 
+@dataclass
+class AgentInput:
+    """The agent's decisions on one plan, with the plan's record to check them against."""
+
+    plan: str
+    items: list[Any]
+    record: PlanRecord
+    model: dict[str, Any] | None = None
+
+
+def _unplaced(item: Any, plan: str) -> dict[str, Any]:
+    candidate = str(item.get("candidate", "?")) if isinstance(item, dict) else "?"
+    action = str(item.get("action", "?")) if isinstance(item, dict) else "?"
+    reason = f"not a candidate of plan {plan}" if isinstance(item, dict) else "not a JSON object"
+    return {"candidate": candidate, "action": action, "accepted": False, "reason": reason, "text": ""}
+
+
 def _fill(report: TargetReport, plan: Any) -> None:
     for decision in plan.decisions:
         p = decision.proposal
@@ -399,6 +613,7 @@ def _fill(report: TargetReport, plan: Any) -> None:
                 "outcome": decision.outcome,
                 "why": decision.why,
                 "source": p.source,
+                "by": str(p.by),
             }
         )
         if p.redactions:

@@ -10,7 +10,7 @@ import gc
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
 import click
 
@@ -134,14 +134,70 @@ def signals(ctx: click.Context, /, **local: Any) -> int:
     is_flag=True,
     help="Archive the memory of projects whose folder and transcripts no longer exist.",
 )
+@click.option(
+    "--consolidator",
+    type=click.Choice(["claude", "none"]),
+    help="Who judges the candidates when nobody is watching: your own Claude Code (claude -p, no tools) "
+    "or none (the deterministic pass). Default $DREAM_CONSOLIDATOR, else none.",
+)
+@click.option("--deterministic", is_flag=True, help="Skip the consolidator for this run.")
 @click.pass_context
 @_run_guarded
-def run(ctx: click.Context, /, prune_missing_projects: bool = False, **local: Any) -> int:
+def run(
+    ctx: click.Context,
+    /,
+    prune_missing_projects: bool = False,
+    consolidator: str | None = None,
+    deterministic: bool = False,
+    **local: Any,
+) -> int:
     """Run all four phases: orient, gather, consolidate, prune & index, then verify."""
     settings = _settings(ctx, local)
     session = _session(settings)
     dry_run = bool(settings.get("dry_run"))
-    return _emit(session.run(dry_run=dry_run, prune_missing_projects=prune_missing_projects), settings)
+    chosen = "none" if deterministic else consolidator
+    return _emit(
+        session.run(dry_run=dry_run, prune_missing_projects=prune_missing_projects, consolidator=chosen),
+        settings,
+    )
+
+
+@main.command()
+@common_options
+@click.option(
+    "--max-tokens",
+    type=click.IntRange(min=1000),
+    help="Token budget of the packet (default $DREAM_MAX_TOKENS or 60000).",
+)
+@click.pass_context
+@_run_guarded
+def plan(ctx: click.Context, /, max_tokens: int | None = None, **local: Any) -> int:
+    """The agent pass: print the packet of candidates for the agent to decide on (use --json)."""
+    settings = _settings(ctx, local)
+    return _emit(_session(settings).plan(max_tokens), settings)
+
+
+@main.command()
+@common_options
+@click.option(
+    "--decisions",
+    "decisions",
+    required=True,
+    type=click.File("rb"),
+    help="The decisions document on a plan: a file, or - for stdin.",
+)
+@click.pass_context
+@_run_guarded
+def apply(ctx: click.Context, /, decisions: BinaryIO, **local: Any) -> int:
+    """The agent pass: check the agent's decisions on a plan, then run with the accepted ones."""
+    settings = _settings(ctx, local)
+    if settings.get("dry_run"):
+        from dream.errors import UsageError
+
+        raise UsageError(
+            "apply writes memory; preview a plan with `dream --dry-run run` or `dream plan --json`"
+        )
+    return _emit(_session(settings).apply_decisions(decisions.read()), settings)
 
 
 @main.command()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +23,10 @@ class Config:
     # DREAM_PINNED=text|text: entries holding one of these are pinned: a revision waits for
     # review and prune never archives them.
     pinned: tuple[str, ...] = ()
+    # The agent pass (DESIGN.md §9): the packet's token budget, the unattended consolidator.
+    max_tokens: int = defaults.MAX_TOKENS
+    consolidator: str = defaults.CONSOLIDATOR
+    claude_bin: str = defaults.CLAUDE_BIN
 
 
 _INT_KEYS = {
@@ -30,7 +35,10 @@ _INT_KEYS = {
     "DREAM_STALE_DAYS": "stale_days",
     "DREAM_MAX_CHANGES": "max_changes",
     "DREAM_REVIEW_MAX": "review_queue_max",
+    "DREAM_MAX_TOKENS": "max_tokens",
 }
+# Also read from the environment (over the file): a cron line or a service sets them there.
+_ENV_KEYS = ("DREAM_MAX_TOKENS", "DREAM_CONSOLIDATOR", "DREAM_CLAUDE_BIN")
 
 
 def read_config_file(path: Path) -> dict[str, str]:
@@ -53,7 +61,8 @@ def read_config_file(path: Path) -> dict[str, str]:
 
 def load_config(path: Path, overrides: dict[str, object] | None = None) -> Config:
     values = read_config_file(path)
-    kwargs: dict[str, object] = {}
+    values.update({key: os.environ[key] for key in _ENV_KEYS if os.environ.get(key)})
+    kwargs: dict[str, object] = _consolidator_settings(values)
     if "DREAM_MEMORY_TYPE" in values:
         kwargs["memory_type"] = values["DREAM_MEMORY_TYPE"]
     if "DREAM_MIN_HOURS" in values:
@@ -76,11 +85,26 @@ def load_config(path: Path, overrides: dict[str, object] | None = None) -> Confi
         if value is not None:
             kwargs[key] = value
     config = Config(**kwargs)  # type: ignore[arg-type]
+    if config.consolidator not in defaults.CONSOLIDATORS:
+        raise UsageError(
+            f"consolidator must be one of {', '.join(defaults.CONSOLIDATORS)}, not {config.consolidator!r}"
+        )
+    if config.max_tokens < 1000:
+        raise UsageError(f"DREAM_MAX_TOKENS must be at least 1000, not {config.max_tokens}")
     if config.memory_type not in defaults.MEMORY_TYPES:
         raise UsageError(
             f"memory type must be one of {', '.join(defaults.MEMORY_TYPES)}, not {config.memory_type!r}"
         )
     return config
+
+
+def _consolidator_settings(values: dict[str, str]) -> dict[str, object]:
+    kwargs: dict[str, object] = {}
+    if "DREAM_CONSOLIDATOR" in values:
+        kwargs["consolidator"] = values["DREAM_CONSOLIDATOR"].lower()
+    if "DREAM_CLAUDE_BIN" in values:
+        kwargs["claude_bin"] = values["DREAM_CLAUDE_BIN"]
+    return kwargs
 
 
 def _number(values: dict[str, str], key: str, kind: type[int] | type[float]) -> int | float:

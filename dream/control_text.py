@@ -29,7 +29,9 @@ _TAG = re.compile(
 )
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 # `@path` at the start of a word is a Claude Code memory import: it would pull a file into context.
-_IMPORT = re.compile(r"(?<![\w`])@(?=[~./\w-]*[/.~])([~./\w-]+)")
+# A path has a `/`, a `~` or a file extension (`.md`); a sentence's full stop after a Swift or Java
+# attribute ("@StateObject.", "@Override.") is not one.
+_IMPORT = re.compile(r"(?<![\w`])@(?=[~./\w-]*(?:[/~]|\.\w))([~./\w-]*[\w/~])")
 _OVERRIDE = re.compile(
     r"ignore (?:all |any )?(?:the )?(?:previous|prior|above|earlier|preceding) "
     r"(?:instructions|rules|prompts?)|"

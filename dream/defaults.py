@@ -27,6 +27,31 @@ RULE_TARGET_CHARS = 150
 # The person's words a rule rests on, as kept beside it.
 QUOTE_MAX_CHARS = 600
 
+# The agent pass (DESIGN.md §9). A message is a candidate when it yielded a signal or the model
+# reads one of its pieces at this probability or more (the agent drops what is not durable).
+CANDIDATE_MIN_PROBABILITY = 0.2
+CANDIDATE_TEXT_MAX_CHARS = 2000
+CANDIDATE_CONTEXT_MAX_CHARS = 500
+BATCH_MAX_CANDIDATES = 24
+BATCH_MAX_ENTRIES = 64
+MAX_TOKENS = 60_000  # DREAM_MAX_TOKENS: what one plan, or one unattended run, may send the model
+# A message the agent quotes exactly, and judges a rule, passes the confidence and durability
+# gates (DESIGN.md §9: the agent may raise both); change risk and sensitivity stay the host's.
+AGENT_CONFIDENCE = 0.95
+AGENT_DURABILITY = 0.95
+# A decision's text is a rule (§5): at most this long.
+DECISION_TEXT_MAX_CHARS = SIGNAL_MAX_CHARS
+# A decisions document larger than this, or with more decisions than this per candidate of its
+# plan, is refused whole.
+DECISIONS_MAX_BYTES = 2 * 1024 * 1024
+DECISIONS_MAX_PER_CANDIDATE = 4
+PLANS_KEPT = 20
+# The unattended consolidator: the person's own Claude Code, asked with no tools.
+CONSOLIDATORS = ("none", "claude")
+CONSOLIDATOR = "none"
+CLAUDE_BIN = "claude"
+CONSOLIDATOR_TIMEOUT_SECONDS = 300
+
 # Gates before a proposal is applied without review (issue 3).
 GATE_MIN_CONFIDENCE = 0.9
 GATE_MIN_DURABILITY = 0.85

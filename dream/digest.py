@@ -8,10 +8,11 @@ the ctime), and a pack by the digest format, which includes the model version, s
 or a new model rebuilds it. A pack rewritten drops the entries of deleted sessions and of those
 older than the window, so it stays the size of the window, not of the history.
 
-The cache keeps only what can become memory: the signals (redacted sentences and their scores).
-The words of the other messages are kept as short hashes of their terms, enough for prune to ask
-"was this entry mentioned?" and useless to anyone reading the file: a secret the redactor
-missed is not stored for every message read.
+The cache keeps only what can become memory: the signals (redacted sentences and their scores)
+and the agent pass's candidates (the messages that yielded them, or came near; redacted and
+neutralised, DESIGN.md §9). The words of the other messages are kept as short hashes of their
+terms, enough for prune to ask "was this entry mentioned?" and useless to anyone reading the
+file: a secret the redactor missed is not stored for every message read.
 """
 
 from __future__ import annotations
@@ -29,10 +30,11 @@ from pathlib import Path
 from typing import Any
 
 from dream import defaults
+from dream.candidates import Candidate, make_candidate
 from dream.discover import CLAUDE, OPENCLAW_LOG, SessionSource, stat_key
 from dream.model import MODEL_VERSION, load_model
 from dream.paths import Paths
-from dream.signals import Signal, extract_signals
+from dream.signals import Signal, read_message
 from dream.transcripts import (
     Excluded,
     ReadStats,
@@ -42,7 +44,7 @@ from dream.transcripts import (
     read_openclaw_session,
 )
 
-DIGEST_FORMAT = 5
+DIGEST_FORMAT = 6
 _TERM = re.compile(r"[a-z][a-z0-9+#.-]{2,29}")
 MAX_TERMS = 4000
 
@@ -72,6 +74,7 @@ class Digest:
     # `term_hash`): what prune counts as a reference. One string: only prune splits it.
     terms: str
     skipped: dict[str, int] = field(default_factory=dict)
+    candidates: list[Candidate] = field(default_factory=list)
 
     def to_row(self) -> dict[str, Any]:
         """The pack entry: the path and folder are the pack's keys, terms one string."""
@@ -83,6 +86,7 @@ class Digest:
             "last_timestamp": self.last_timestamp,
             "message_count": self.message_count,
             "signals": [s.to_row() for s in self.signals],
+            "candidates": [c.to_row() for c in self.candidates],
             "terms": self.terms,
             "skipped": self.skipped,
         }
@@ -100,6 +104,7 @@ class Digest:
             last_timestamp=row.get("last_timestamp"),
             message_count=int(row.get("message_count", 0)),
             signals=[Signal.from_row(folder, s) for s in row.get("signals", [])],
+            candidates=[Candidate.from_row(c) for c in row.get("candidates", [])],
             terms=str(row.get("terms", "")),
             skipped=dict(row.get("skipped") or {}),
         )
@@ -151,9 +156,18 @@ def build_digest(source: SessionSource, project: str, stats: ReadStats) -> Diges
     words: set[str] = set()
     from dream.statement import content_terms
 
+    candidates: list[Candidate] = []
     for message in messages:
         redacted = message.text  # the reader redacts (transcripts.person_text)
-        signals.extend(extract_signals(message, project, redacted))
+        found, probability = read_message(message, project, redacted)
+        signals.extend(found)
+        if found or probability >= defaults.CANDIDATE_MIN_PROBABILITY:
+            stamp = message.timestamp.isoformat().replace("+00:00", "Z")
+            candidates.append(
+                make_candidate(
+                    message.session_id, message.uuid, stamp, redacted, message.agent_before, probability
+                )
+            )
         if len(words) < MAX_TERMS:
             words.update(_TERM.findall(redacted.lower()))
     hashes = sorted(term_hashes(content_terms(" ".join(sorted(words)[:MAX_TERMS]))))
@@ -169,6 +183,7 @@ def build_digest(source: SessionSource, project: str, stats: ReadStats) -> Diges
         last_timestamp=stamps[-1].isoformat() if stamps else None,
         message_count=len(messages),
         signals=_cap_per_category(signals),
+        candidates=candidates,
         terms=" ".join(hashes),
         skipped={
             "malformed": local.malformed_lines,

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from dream import defaults
 from dream.actions import Action
 from dream.config import Config
+from dream.decisions import By
 
 if TYPE_CHECKING:
     from dream.memory import Entry
@@ -133,6 +134,31 @@ def shorten_queue(decisions: list[Decision], limit: int) -> None:
         decision.outcome = Outcome.DROPPED
         decision.over_queue = True
         decision.why = f"not among the {limit} most important items for review; " + decision.why
+
+
+def hold_over_quarter(decisions: list[Decision], entries_per_file: dict[str, int]) -> None:
+    """The agent's decisions archive at most a quarter of a file's prior entries in one run
+    (rounded down, always one): the rest waits for review (DESIGN.md §9). What a model judged can
+    never empty a file. The host's own replacements need an explicit change in the person's words
+    and are not counted (a replacement held here would apply in the next run: not idempotent)."""
+    archived: dict[str, int] = {}
+    for decision in decisions:
+        p = decision.proposal
+        if decision.outcome != Outcome.APPLIED or p.action not in (Action.REPLACE, Action.ARCHIVE):
+            continue
+        if p.by != By.AGENT:
+            continue
+        if p.target is None or p.target.native:
+            continue
+        prior = entries_per_file.get(p.target.file, 0)
+        allowed = max(1, prior // 4)
+        archived[p.target.file] = archived.get(p.target.file, 0) + 1
+        if archived[p.target.file] > allowed:
+            decision.outcome = Outcome.PENDING
+            decision.why = (
+                f"would archive more than a quarter of {p.target.file}'s {prior} entries in one run "
+                f"(at most {allowed})"
+            )
 
 
 def decide(

@@ -81,10 +81,12 @@ def gather(
         ]
         target.digests.append(digest)
         target.signals.extend(window_signals)
+        target.candidates.extend(c for c in digest.candidates if c.timestamp >= since_text)
 
     if write_cache:
         drop_orphans(paths, dstats, handled={s.folder for s in sources}, keep_since=keep_since)
     for target in targets.values():
         target.signals.sort(key=lambda s: (s.timestamp, s.uuid, s.text))
+        target.candidates.sort(key=lambda c: (c.timestamp, c.uuid))
     sessions = sum(len(t.digests) for t in targets.values())
     return GatherResult(since, targets, read, dstats, sessions)

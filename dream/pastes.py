@@ -330,9 +330,8 @@ def _line_kinds(lines: list[str]) -> list[PasteKind | None]:
         kind = _line_kind(line)
         if kind is not None:
             kinds[index] = kind
-            if kind in _CARRIES:
-                carry = kind
-            if kind is PasteKind.CHAT:
+            carry = _carry_after(kind, line, carry)
+            if kind is PasteKind.CHAT and carry is PasteKind.CHAT:
                 last_header = index
             continue
         if not line.strip():
@@ -354,6 +353,14 @@ def _line_kinds(lines: list[str]) -> list[PasteKind | None]:
         if index >= end:
             kinds[index] = None
     return kinds
+
+
+def _carry_after(kind: PasteKind, line: str, carry: PasteKind | None) -> PasteKind | None:
+    """What a pasted line carries on to the lines after it. A quoted line ("> …") is quoted by its
+    own mark: the line after a quote block without one is the person answering it."""
+    if kind is PasteKind.CHAT and line.lstrip().startswith(">"):
+        return None
+    return kind if kind in _CARRIES else carry
 
 
 def _absorb_licence(lines: list[str], kinds: list[PasteKind | None]) -> None:

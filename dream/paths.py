@@ -121,6 +121,7 @@ class Paths:
     reports_dir: Path
     review_dir: Path
     snapshots_dir: Path
+    plans_dir: Path
 
     def native_memory_dir(self, key: str) -> Path:
         return project_memory_dir(self.projects_dir / key)
@@ -148,6 +149,14 @@ class Paths:
 
     def report_file(self, memory_dir: Path) -> Path:
         return self.reports_dir / f"{self.state_key(memory_dir)}.jsonl"
+
+    def decided_file(self, memory_dir: Path) -> Path:
+        """Candidates the agent decided on (DESIGN.md §9): a later run does not redo them."""
+        return self.state_dir / "decided" / f"{self.state_key(memory_dir)}.json"
+
+    def plan_file(self, plan_id: str) -> Path:
+        """The record of one `plan --json`, which `apply --decisions` checks against."""
+        return self.plans_dir / f"{plan_id}.json"
 
     def digest_pack(self, folder: str) -> Path:
         """The digest cache of one evidence folder (`projects/<slug>`, or a layout's own name)."""
@@ -180,6 +189,7 @@ def resolve_paths(claude_dir: str | os.PathLike[str] | None = None) -> Paths:
         reports_dir=state / "reports",
         review_dir=state / "review",
         snapshots_dir=state / "snapshots",
+        plans_dir=state / "plans",
     )
 
 

@@ -13,9 +13,10 @@ from pathlib import Path
 
 from dream.actions import Action
 from dream.config import Config
+from dream.decisions import Directive
 from dream.edits import Archived, Edits
 from dream.entry_line import format_entry
-from dream.gates import Decision, Outcome, decide
+from dream.gates import Decision, Outcome, decide, hold_over_quarter
 from dream.index import IndexResult, build_index, final_entries
 from dream.memory import (
     Memory,
@@ -121,7 +122,7 @@ def apply_decisions(edits: Edits, decisions: list[Decision]) -> None:
                 edits.deleted.add(t.file)
             else:
                 edits.editor(t.file).replace(t, [line])
-            edits.archive(t, f"contradicted on {p.date} by: {p.text[:120]}")
+            edits.archive(t, f"{p.verb} on {p.date} by: {p.text[:120]}")
         elif p.action == Action.ARCHIVE and p.target is not None:
             edits.editor(p.target.file).remove(p.target)
             edits.archive(p.target, p.reason)
@@ -137,12 +138,17 @@ def build_plan(
     approved: set[str] | None = None,
     prune_missing_project: bool = False,
     claude_md: list[str] | None = None,
+    directives: list[Directive] | None = None,
 ) -> Plan:
     plan = Plan(target, memory, today, cap=config.max_changes, review_max=config.review_queue_max)
-    found = propose(memory, target.signals, claude_md)
+    found = propose(memory, target.signals, claude_md, directives)
     found.proposals.extend(review.restore(memory, {p.id for p in found.proposals}))
     plan.refusals = found.refusals
     plan.decisions = decide(found.proposals, config, review, approved or set())
+    entries_per_file: dict[str, int] = {}
+    for entry in memory.entries:
+        entries_per_file[entry.file] = entries_per_file.get(entry.file, 0) + 1
+    hold_over_quarter(plan.decisions, entries_per_file)
     _hold_unwritable(plan)
     edits = Edits(memory, today)
     apply_decisions(edits, plan.decisions)

@@ -16,9 +16,10 @@ from dream import defaults
 from dream.actions import Action
 from dream.contradiction import contradiction
 from dream.dates import absolutize, has_relative_date
+from dream.decisions import AgentAction, By, Directive
 from dream.gates import replacement_holds, signal_holds
 from dream.matching import TermIndex, is_duplicate, is_sibling, similarity, specific_terms
-from dream.memory import Entry, Memory
+from dream.memory import Entry, Memory, normalise_key
 from dream.signals import Signal
 from dream.statement import Statement, analyse
 from dream.topics import TOPIC_FILES
@@ -49,6 +50,11 @@ class Proposal:
     companions: list[Proposal] = field(default_factory=list)
     # Superseded later in the same window: left out of the result.
     dropped: bool = False
+    # The agent's judgment (checked by the host), or the host's own rules.
+    by: By = By.HOST
+    candidate: str = ""
+    # What the archive says happened to a replaced entry.
+    verb: str = "contradicted"
 
     @property
     def id(self) -> str:
@@ -119,16 +125,52 @@ def _when(item: Entry | Proposal, said_at: dict[str, str]) -> str:
     return f"{day}T00:00:00" if day else ""
 
 
-def propose(memory: Memory, signals: list[Signal], claude_md: list[str] | None = None) -> Proposals:
+def propose(
+    memory: Memory,
+    signals: list[Signal],
+    claude_md: list[str] | None = None,
+    directives: list[Directive] | None = None,
+) -> Proposals:
     """Proposals for the window's signals. `claude_md`: the project's CLAUDE.md sentences; a signal
-    that restates one of them is refused ("in CLAUDE.md"): Claude Code loads that file already."""
+    that restates one of them is refused ("in CLAUDE.md"): Claude Code loads that file already.
+
+    `directives`: the agent's accepted decisions (DESIGN.md §9). A candidate the agent decided on
+    makes the proposals of its decisions instead of its signals' (a `hold` without text keeps its
+    signals, held for review)."""
     work = _Working(memory)
     work.project_rules = [(rule, analyse(rule)) for rule in claude_md or ()]
     work.redate_entries()
-    ordered = sorted(signals, key=lambda s: (s.timestamp, s.uuid, s.text))
-    work.said_at = {s.uuid[:8]: s.timestamp for s in ordered if s.uuid}
-    for signal in ordered:
-        work.consider(signal)
+    directed = {
+        (d.candidate.session_id, d.candidate.uuid)
+        for d in directives or ()
+        if d.text or d.action == AgentAction.DROP
+    }
+    held = {
+        (d.candidate.session_id, d.candidate.uuid): d
+        for d in directives or ()
+        if d.action == AgentAction.HOLD and not d.text
+    }
+    items: list[tuple[str, str, str, Signal | Directive]] = [
+        (s.timestamp, s.uuid, s.text, s) for s in signals if (s.session_id, s.uuid) not in directed
+    ]
+    items += [
+        (d.candidate.timestamp, d.candidate.uuid, d.text, d)
+        for d in directives or ()
+        if d.text or d.action == AgentAction.DROP
+    ]
+    items.sort(key=lambda item: item[:3])
+    work.said_at = {uuid[:8]: stamp for stamp, uuid, _, _ in items if uuid}
+    for _, _, _, item in items:
+        if isinstance(item, Directive):
+            work.direct(item)
+            continue
+        before = len(work.proposals)
+        work.consider(item)
+        hold = held.get((item.session_id, item.uuid))
+        if hold is not None:
+            for proposal in work.proposals[before:]:
+                proposal.hold.append("held by the agent" + (f": {hold.why}" if hold.why else ""))
+                proposal.by = By.AGENT
     return Proposals([p for p in work.proposals if not p.dropped], work.refusals)
 
 
@@ -216,6 +258,88 @@ class _Working:
                 continue
             self._propose(signal, text, statement, duplicate_of, contradicted)
             return
+
+    def direct(self, directive: Directive) -> None:
+        """An accepted decision of the agent's: what it says, with the host's own rules kept (a
+        restatement is an update, never a second entry; a target already changed in this run is
+        not changed twice; CLAUDE.md is not repeated)."""
+        candidate = directive.candidate
+        if directive.action == AgentAction.DROP:
+            self.refusals.append(Refusal(candidate.text[:120], "dropped by the agent", directive.why[:80]))
+            return
+        signal = _directed_signal(directive)
+        text, _ = absolutize(directive.text, date.fromisoformat(signal.timestamp[:10]))
+        statement = analyse(text)
+        if not statement.terms:
+            self.refusals.append(Refusal(text, "invalid", "no content words"))
+            return
+        if directive.action in (AgentAction.ADD, AgentAction.HOLD):
+            known = next((rule for rule, rs in self.project_rules if is_duplicate(statement, rs)), None)
+            if known is not None:
+                self.refusals.append(Refusal(text, "in CLAUDE.md", known[:80]))
+                return
+            duplicate_of, _ = self._match(statement)
+            if duplicate_of is not None and directive.action == AgentAction.ADD:
+                update = _restated(duplicate_of[1], signal, text, self.refusals)
+                if update is not None:
+                    _attribute(update, directive)
+                    self.proposals.append(update)
+                    self.updates_of.setdefault(id(update.target), []).append(update)
+                return
+            proposal = _attribute(
+                _from_signal(Action.ADD, signal, text, f"new ({directive.why or 'the agent'})"[:160]),
+                directive,
+            )
+            if directive.action == AgentAction.HOLD:
+                proposal.hold.append("held by the agent" + (f": {directive.why}" if directive.why else ""))
+            self.proposals.append(proposal)
+            self._add_item(proposal, statement)
+            return
+        self._direct_target(directive, signal, text, statement)
+
+    def _direct_target(self, directive: Directive, signal: Signal, text: str, statement: Statement) -> None:
+        assert directive.target is not None
+        found = next(
+            (
+                (i, item)
+                for i, (item, _) in enumerate(self.items)
+                if isinstance(item, Entry)
+                and (item.file, item.key) == (directive.target.file, directive.target.key)
+            ),
+            None,
+        )
+        if found is None or found[0] in self.dead:
+            self.refusals.append(Refusal(text, "stale target", "its target is already changed in this run"))
+            return
+        i, entry = found
+        assert isinstance(entry, Entry)
+        rewords = normalise_key(text) != entry.key
+        if directive.action == AgentAction.UPDATE and not rewords:
+            update = _from_signal(
+                Action.UPDATE, signal, entry.text, f"restated; refreshes the entry in {entry.file}"
+            )
+            update.file, update.target = entry.file, entry
+            self.proposals.append(_attribute(update, directive))
+            self.updates_of.setdefault(id(entry), []).append(update)
+            return
+        verb = {
+            AgentAction.SUPERSEDE: "superseded",
+            AgentAction.MERGE: "merged",
+            AgentAction.UPDATE: "reworded",
+        }[directive.action]
+        for earlier in self.updates_of.get(id(entry), ()):
+            earlier.dropped = True
+        proposal = _from_signal(Action.REPLACE, signal, text, f"{verb} by the agent: {directive.why}"[:160])
+        proposal.file, proposal.target, proposal.previously = entry.file, entry, entry.text
+        proposal.verb = verb
+        proposal.hold.extend(replacement_holds("", True, entry.file if entry.native else None))
+        if directive.action == AgentAction.SUPERSEDE and not (entry.source or "").startswith("session "):
+            proposal.hold.append("supersedes an entry the person wrote by hand")
+        if entry.native:
+            proposal.file = TOPIC_FILES[signal.category]
+        self.proposals.append(_attribute(proposal, directive))
+        self.dead.add(i)
+        self._add_item(proposal, statement)
 
     def _drop_earlier(self, in_run: list[tuple[int, Proposal]], text: str) -> None:
         for i, item in in_run:
@@ -305,6 +429,39 @@ def _from_signal(action: Action, signal: Signal, text: str, reason: str) -> Prop
         timestamp=signal.timestamp,
         redactions=signal.redactions,
     )
+
+
+def _directed_signal(directive: Directive) -> Signal:
+    """The candidate as a signal with the agent's text. The agent may raise confidence and
+    durability of a message it quotes exactly; change risk and sensitivity are the host's reading
+    of the words it cites, never lowered below it."""
+    from dream.signals import quote_scores
+
+    candidate = directive.candidate
+    change_risk, sensitivity = quote_scores(directive.quote, directive.text, bool(directive.redactions))
+    return Signal(
+        project="",
+        session_id=candidate.session_id,
+        uuid=candidate.uuid,
+        timestamp=candidate.timestamp,
+        category=directive.category or "fact",
+        text=directive.text,
+        confidence=defaults.AGENT_CONFIDENCE,
+        durability=defaults.AGENT_DURABILITY,
+        change_risk=change_risk,
+        sensitivity=sensitivity,
+        categories=(directive.category,),
+        redactions=directive.redactions,
+        unsafe=directive.unsafe,
+        quote=directive.quote,
+    )
+
+
+def _attribute(proposal: Proposal, directive: Directive) -> Proposal:
+    proposal.by = By.AGENT
+    proposal.candidate = directive.candidate.id
+    proposal.hold.extend(h for h in directive.hold if h not in proposal.hold)
+    return proposal
 
 
 def _redate(entry: Entry, fixed: str) -> Proposal:

@@ -15,6 +15,7 @@ from dream import defaults
 from dream.report import RunResult, TargetReport
 from dream.results import (
     OrientResult,
+    PlanResult,
     RejectResult,
     RestoreResult,
     ReviewResult,
@@ -48,6 +49,44 @@ def _json(data: Any) -> str:
 @_render.register
 def _(result: RunResult, as_json: bool) -> Rendered:
     return Rendered(render_run(result, as_json))
+
+
+@_render.register
+def _(result: PlanResult, as_json: bool) -> Rendered:
+    data = result.to_json()
+    if as_json:
+        return Rendered(json.dumps(data, ensure_ascii=False))
+    batches = _count(len(data["batches"]), "batch", "batches")
+    out = [f"plan {data['plan']}: {batches}, ~{data['tokens']} tokens of {data['max_tokens']}"]
+    waiting = data["waiting"]
+    if waiting["candidates"]:
+        out.append(f"waiting for the next run (over the budget): {waiting['candidates']} candidates")
+    for batch in data["batches"]:
+        out.append("")
+        out.append(
+            f"== batch {batch['batch']}: {batch['project']} ({len(batch['candidates'])} candidates, "
+            f"{len(batch['entries'])} entries, ~{batch['tokens']} tokens)"
+        )
+        for c in batch["candidates"]:
+            proposal = c["proposal"] or {}
+            out.append(f"  {c['id']} {c['date']} {c['category'] or '-'}: {_one_line(c['text'], 110)}")
+            if proposal:
+                said = _one_line(proposal.get("text") or "", 90)
+                out.append(
+                    f"      deterministic: {proposal.get('action')} [{proposal.get('outcome')}] {said}"
+                )
+        for e in batch["entries"]:
+            out.append(f"  {e['id']} {e['file']}: {_one_line(e['text'], 110)}")
+    out.append("")
+    out.append(
+        "decide with: dream apply --decisions FILE (or - for stdin); the JSON packet: dream plan --json"
+    )
+    return Rendered("\n".join(out))
+
+
+def _one_line(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 @_render.register
@@ -216,10 +255,21 @@ def render_run(result: RunResult, as_json: bool = False) -> str:
             "tried to instruct the agent "
             "(ignored: only your own words can become memory)"
         )
+    if result.plan:
+        out.append(f"decisions on plan {result.plan}")
+    if result.model:
+        m = result.model
+        out.append(
+            f"model: {m['consolidator']}: {_count(m['calls'], 'call', 'calls')}, ~{m['tokens']} tokens, "
+            f"{_count(m['fallbacks'], 'fallback', 'fallbacks')} to the deterministic pass"
+            + (f", {m['waiting']} candidates over the budget wait" if m.get("waiting") else "")
+        )
+        out += [f"  fallback: {error}" for error in m.get("errors", [])[: defaults.REPORT_MAX_FAILURES]]
     if not result.targets:
         out.append("no memory to consolidate in this window")
     for target in result.targets:
         out.extend(_render_target(target, result.dry_run))
+    out += _render_decisions(result.unplaced)
     for failure in result.failures[: defaults.REPORT_MAX_FAILURES]:
         out.append(f"failure: {failure}")
     return "\n".join(out)
@@ -234,6 +284,7 @@ def _render_target(target: TargetReport, dry_run: bool) -> list[str]:
         f"contradictions resolved {counts['contradictions_resolved']}, archived {counts['archived']}, "
         f"pending review {counts['pending']}, refused {counts['refused']}"
     )
+    out += _render_decisions(target.decisions, target.remapped)
     out += _render_proposals(target) + _render_refusals(target) + _render_notes(target)
     for check in target.checks:
         if not check["ok"]:
@@ -248,12 +299,28 @@ def _render_target(target: TargetReport, dry_run: bool) -> list[str]:
     return out
 
 
+def _render_decisions(decisions: list[dict[str, Any]], remapped: bool = False) -> list[str]:
+    if not decisions:
+        return []
+    accepted = sum(1 for d in decisions if d["accepted"])
+    out = [f"decisions: {accepted} accepted, {len(decisions) - accepted} refused"]
+    if remapped:
+        out.append("  the memory changed since the plan: decisions were re-mapped onto it")
+    for d in decisions[: defaults.REPORT_MAX_REFUSALS * 2]:
+        verdict = "accepted" if d["accepted"] else "refused"
+        text = f": {_one_line(d['text'], 80)}" if d.get("text") else ""
+        reason = "" if d["reason"] == "accepted" else f" ({d['reason'][:120]})"
+        out.append(f"  [{verdict}] {d['candidate']} {d['action']}{text}{reason}  by: {d['by']}")
+    return out
+
+
 def _render_proposals(target: TargetReport) -> list[str]:
     if not target.proposals:
         return []
     out = ["proposals:"]
     for p in target.proposals[: defaults.REPORT_MAX_PROPOSALS]:
-        out.append(f"  [{p['outcome']}] {p['id']} {p['action']} {p['file']}: {p['text'][:100]}")
+        by = f"  by: {p['by']}" if p.get("by") else ""
+        out.append(f"  [{p['outcome']}] {p['id']} {p['action']} {p['file']}: {p['text'][:100]}{by}")
         if p["outcome"] != "applied":
             out.append(f"      why: {p['why']}")
     if len(target.proposals) > defaults.REPORT_MAX_PROPOSALS:

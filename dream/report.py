@@ -42,6 +42,10 @@ class TargetReport:
     status: TargetStatus = TargetStatus.OK
     missing_project: bool = False
     budget: dict[str, int] = field(default_factory=dict)
+    # The agent pass: each decision as the host judged it (see decisions.DecisionCheck.to_json).
+    decisions: list[dict[str, Any]] = field(default_factory=list)
+    # The memory moved between `plan` and `apply`: the decisions were re-mapped onto it.
+    remapped: bool = False
 
     def counts(self) -> dict[str, int]:
         outcomes = Counter(p["outcome"] for p in self.proposals)
@@ -69,9 +73,19 @@ class RunResult:
     targets: list[TargetReport] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     exit_code: ExitCode = ExitCode.OK
+    # The agent pass: the plan applied (`apply --decisions`), the consolidator's calls.
+    plan: str | None = None
+    model: dict[str, Any] | None = None
+    # Decisions that named no candidate of any memory dir in the plan.
+    unplaced: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def decisions(self) -> list[dict[str, Any]]:
+        return [d for t in self.targets for d in t.decisions] + self.unplaced
 
     def to_json(self, bounded: bool = True) -> dict[str, Any]:
         data = asdict(self)
+        data["decisions"] = self.decisions
         data["targets"] = [
             _bounded(t) if bounded else {**asdict(t), "counts": t.counts()} for t in self.targets
         ]

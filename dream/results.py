@@ -12,6 +12,7 @@ from dream.errors import ExitCode
 
 if TYPE_CHECKING:
     from dream.orient import OrientReport
+    from dream.packet import Packet
     from dream.signals import Signal
     from dream.transcripts import ReadStats
     from dream.verify import Check
@@ -102,6 +103,7 @@ class StatusResult:
     min_hours: float
     min_sessions: int
     projects: list[ProjectStatus]
+    consolidator: str = "none"
     exit_code: ExitCode = ExitCode.OK
 
     def to_json(self) -> dict[str, Any]:
@@ -110,8 +112,20 @@ class StatusResult:
             "pending_flag": self.pending_flag,
             "pending_projects": self.pending_projects,
             "thresholds": {"min_hours": self.min_hours, "min_sessions": self.min_sessions},
+            "consolidator": self.consolidator,
             "projects": [asdict(p) for p in self.projects],
         }
+
+
+@dataclass
+class PlanResult:
+    """`plan --json`: the packet of the agent pass (DESIGN.md §9)."""
+
+    packet: Packet
+    exit_code: ExitCode = ExitCode.OK
+
+    def to_json(self) -> dict[str, Any]:
+        return self.packet.to_json()
 
 
 @dataclass

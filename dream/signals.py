@@ -39,7 +39,8 @@ _VOLATILE = re.compile(
     re.IGNORECASE,
 )
 _PERSONAL = re.compile(
-    r"[\w.+-]+@[\w-]+\.[\w.]+|\+?\d[\d\s().-]{8,}\d|\b(?:salary|diagnos|medical|pregnan|divorce|"
+    r"[\w.+-]+@[\w-]+\.[\w.]+|(?<![\w.])(?:\+\d{1,3}[\s-]?)?\(?\d{2,4}\)?[\s-]\d{3,4}[\s-]?\d{3,5}(?![\w.])|"
+    r"\b(?:salary|diagnos|medical|pregnan|divorce|"
     r"home address|social security|passport)\b",
     re.IGNORECASE,
 )
@@ -205,11 +206,28 @@ def _scores(sentence: ScoredSentence, redacted: bool) -> tuple[float, float, flo
     )
 
 
+def quote_scores(quote: str, text: str, redacted: bool) -> tuple[float, float]:
+    """Change risk and sensitivity of a rule the agent wrote, read off the person's words it cites
+    and the rule itself, the way `_scores` reads a signal's."""
+    change_risk = 0.1 + (0.35 if _VOLATILE.search(quote) or _VOLATILE.search(text) else 0.0)
+    personal = _PERSONAL.search(quote) or _PERSONAL.search(text)
+    sensitivity = 1.0 if redacted else 0.6 if personal else 0.05
+    return round(min(change_risk, 1.0), 3), sensitivity
+
+
 def extract_signals(message: UserMessage, project: str, redacted_text: str | None = None) -> list[Signal]:
     """The rules of one user message (`dream.rules`), redacted and neutralised.
 
     `redacted_text`: the message already passed through `redact` (the digest needs it anyway).
     """
+    return read_message(message, project, redacted_text)[0]
+
+
+def read_message(
+    message: UserMessage, project: str, redacted_text: str | None = None
+) -> tuple[list[Signal], float]:
+    """The message's signals, and the model's best reading of any of its pieces (what makes it a
+    candidate for the agent pass even when no piece passed the threshold)."""
     from dream.control_text import neutralise
     from dream.model import load_model
     from dream.redact import redact
@@ -223,6 +241,7 @@ def extract_signals(message: UserMessage, project: str, redacted_text: str | Non
     pieces = split_pieces(text_in)
     scored = _score_pieces([piece.scored for piece in pieces], text_in)
     is_rule = [s.probability >= threshold for s in scored]
+    best_probability = max((s.probability for s in scored), default=0.0)
     signals = []
     for rule in message_rules(pieces, is_rule, message.agent_before):
         members = [i for i in rule.pieces if is_rule[i]]
@@ -258,4 +277,4 @@ def extract_signals(message: UserMessage, project: str, redacted_text: str | Non
                 quote=_clip(safe_quote, defaults.QUOTE_MAX_CHARS),
             )
         )
-    return signals
+    return signals, best_probability

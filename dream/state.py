@@ -7,6 +7,8 @@
 | run reports | `reports/<state key>.jsonl`, the newest `REPORTS_KEPT` | after each run |
 | snapshots | `snapshots/<state key>/<run id>/` | before each run's first write (`fsio`) |
 | digest cache | `digests/<folder>.json` | by `digest`, its own format |
+| plan records | `plans/<plan id>.json` (what a packet showed), the newest `PLANS_KEPT` | by `plan` |
+| decided messages | `decided/<state key>.json` (candidate id → the day decided) | after an apply |
 
 Every write goes through the package's one atomic writer (`fsio.atomic_write_bytes`). A state file
 that cannot be read counts as empty: state is rebuilt from the transcripts and the memory itself.
@@ -15,13 +17,17 @@ that cannot be read counts as empty: state is rebuilt from the transcripts and t
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from dream import defaults
+from dream.packet import PlanRecord
 from dream.paths import Paths
 from dream.review import ReviewState, load_review
+
+_PLAN_ID = re.compile(r"p\d{8}T\d{6}-[0-9a-f]{6}")
 
 
 @dataclass(frozen=True)
@@ -81,6 +87,35 @@ class StateStore:
         rows = [*self.report_rows(memory_dir), row][-defaults.REPORTS_KEPT :]
         text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
         _write_text(self.paths.report_file(memory_dir), text)
+
+    # -- the agent pass ---------------------------------------------------------------------------
+
+    def save_plan(self, record: PlanRecord) -> None:
+        _write_json(self.paths.plan_file(record.plan), record.to_json())
+        kept = sorted(self.paths.plans_dir.glob("p*.json"), key=lambda p: p.name)
+        for old in kept[: -defaults.PLANS_KEPT]:
+            old.unlink(missing_ok=True)
+
+    def plan(self, plan_id: str) -> PlanRecord | None:
+        if not _PLAN_ID.fullmatch(plan_id):
+            return None
+        data = _read_json(self.paths.plan_file(plan_id))
+        if not isinstance(data, dict):
+            return None
+        try:
+            return PlanRecord.from_json(data)
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    def decided(self, memory_dir: Path) -> dict[str, str]:
+        """Candidate id → the day the agent's decision on it was applied."""
+        data = _read_json(self.paths.decided_file(memory_dir))
+        return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+    def save_decided(self, memory_dir: Path, decided: dict[str, str], keep_since: str) -> None:
+        """Kept while their messages can still be in a window."""
+        kept = {k: v for k, v in decided.items() if v >= keep_since}
+        _write_json(self.paths.decided_file(memory_dir), kept)
 
     # -- snapshots ------------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from dream.candidates import Candidate
     from dream.digest import Digest
     from dream.signals import Signal
 
@@ -20,6 +21,8 @@ class Target:
     memory_type: str
     digests: list[Digest] = field(default_factory=list)
     signals: list[Signal] = field(default_factory=list)
+    # The window's messages the agent pass may judge (DESIGN.md §9).
+    candidates: list[Candidate] = field(default_factory=list)
     cwd: str | None = None
     # The project's folder and its transcripts are gone (reported; archived only on request).
     missing: bool = False

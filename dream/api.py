@@ -601,6 +601,8 @@ def _unplaced(item: Any, plan: str) -> dict[str, Any]:
 
 
 def _fill(report: TargetReport, plan: Any) -> None:
+    from dream.candidates import candidate_id
+
     for decision in plan.decisions:
         p = decision.proposal
         report.proposals.append(
@@ -614,6 +616,7 @@ def _fill(report: TargetReport, plan: Any) -> None:
                 "why": decision.why,
                 "source": p.source,
                 "by": str(p.by),
+                "candidate": p.candidate or (candidate_id(p.session_id, p.uuid) if p.uuid else ""),
             }
         )
         if p.redactions:

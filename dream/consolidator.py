@@ -67,10 +67,9 @@ def claude_command(binary: str) -> list[str]:
     ]
 
 
-def ask_claude(
-    packet: dict[str, Any], binary: str, timeout: float = defaults.CONSOLIDATOR_TIMEOUT_SECONDS
-) -> Reply:
+def ask_claude(packet: dict[str, Any], binary: str, timeout: float | None = None) -> Reply:
     """One batch, one call. Never raises: a failure is a fallback with its reason."""
+    timeout = defaults.CONSOLIDATOR_TIMEOUT_SECONDS if timeout is None else timeout
     prompt = json.dumps(packet, ensure_ascii=False)
     estimate = (len(prompt) + len(INSTRUCTIONS)) // 4
     env = {k: v for k, v in os.environ.items() if k != "CLAUDECODE"}  # may run inside a session

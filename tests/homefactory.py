@@ -284,3 +284,30 @@ def write_lone_surrogate_session(claude_dir: Path, cwd: str, at: datetime) -> Tu
     folder.mkdir(parents=True)
     (folder / "s-1.jsonl").write_text("\n".join(lines) + "\n", encoding="ascii")
     return turn
+
+
+def build_eval_home(project: dict[str, Any], root: Path, now: datetime) -> tuple[Path, Path]:
+    """A memory-evaluation project (`tests/data/memory-eval/`) as a Claude home: its sessions as
+    transcripts, its existing memory as topic files."""
+    claude = root / ".claude"
+    cwd = project["cwd"]
+    memory_dir = claude / "projects" / slug(cwd) / "memory"
+    memory_dir.mkdir(parents=True, exist_ok=True)
+    by_file: dict[str, list[str]] = {}
+    for item in project.get("existing_memory", []):
+        day = (now - timedelta(days=float(item.get("days_ago", 30)))).date().isoformat()
+        line = f"- [{day}] {item['text']} (source: session {day} 00000000, confidence: high)"
+        by_file.setdefault(item["file"], []).append(line)
+    for name, lines in by_file.items():
+        title = name[:-3].capitalize()
+        (memory_dir / name).write_text(f"# {title}\n\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    for session in project["sessions"]:
+        start = now - timedelta(days=float(session["days_ago"]))
+        turns: list[Turn] = []
+        for number, raw in enumerate(session["turns"]):
+            at = start + timedelta(minutes=3 * number)
+            if turns and raw.get("assistant_before"):
+                turns[-1].assistant_text = raw["assistant_before"]  # the agent's turn before this message
+            turns.append(Turn(raw["user"], at, tool_output=raw.get("tool_output")))
+        write_session(claude, cwd, turns)
+    return claude, memory_dir

@@ -1,4 +1,4 @@
-"""End to end with the real Claude Code client (2.1.328), offline, against a local mock Messages API.
+"""End to end with the real Claude Code client (2.1.332), offline, against a local mock Messages API.
 
 dream is installed into a temporary Claude dir with install.py exactly as a user would; then real
 sessions run in a temporary git repository and show the whole loop:
@@ -8,11 +8,13 @@ sessions run in a temporary git repository and show the whole loop:
    client marks that line `"promptSource":"typed"`); the others are `claude -p` runs, which the
    client marks as the Agent SDK's, so a rule typed there never becomes memory (DESIGN.md §3);
 2. the next session's first API request carries the SessionStart notice;
-3. `claude -p "/dream"` expands the skill, whose body makes the (mock) model call the dream CLI
-   through the client's Bash tool, by the interpreter install.py recorded;
+3. `claude -p "/dream"` expands the skill, whose body makes the (mock) model run the agent pass
+   through the client's Bash tool, by the interpreter install.py recorded: `<cli> plan --json`, then
+   `<cli> apply --decisions -` with a decisions document on a heredoc (an empty one here, so every
+   candidate keeps its deterministic outcome; tests/test_e2e_agent_pass.py has the model decide);
 4. afterwards the memory holds what the user said, `.last-dream` is rewritten and the flag is gone.
 
-`.ci/run` installs the client into `<repo>/.e2e` (npm `@anthropic-ai/claude-code@2.1.328`); without it
+`.ci/run` installs the client into `<repo>/.e2e` (npm `@anthropic-ai/claude-code@2.1.332`); without it
 the test skips and says so.
 """
 
@@ -48,7 +50,7 @@ pytestmark = [
     pytest.mark.skipif(
         not (CLAUDE_BIN.exists() and os.access(CLAUDE_BIN, os.X_OK)),
         reason=f"the Claude Code client is not installed at {CLAUDE_BIN} "
-        "(.ci/run installs it: npm install --prefix .e2e @anthropic-ai/claude-code@2.1.328)",
+        "(.ci/run installs it: npm install --prefix .e2e @anthropic-ai/claude-code@2.1.332)",
     ),
     pytest.mark.skipif(
         shutil.which("tmux") is None,
@@ -274,7 +276,7 @@ def test_real_client_hooks_notice_skill_and_dream(tmp_path: Path) -> None:
         assert notice, "the SessionStart notice did not reach the first request"
         assert str(client.project) in notice[0] and "dream skill" in notice[0]
 
-        # 3. /dream: the client expands the skill and runs the dream CLI through its Bash tool.
+        # 3. /dream: the client expands the skill and runs the agent pass through its Bash tool.
         seen_before = len(api.messages_requests())
         out = client.session("/dream")
         requests = api.messages_requests()[seen_before:]
@@ -289,9 +291,14 @@ def test_real_client_hooks_notice_skill_and_dream(tmp_path: Path) -> None:
             for block in m["content"]
             if block.get("type") == "tool_use" and block.get("name") == "Bash"
         ]
-        assert bash_calls and bash_calls[-1]["input"]["command"] == f"{manifest['skill_command']} run"
-        results = [t for r in requests for t in _texts(r.body) if "dream run" in t]
-        assert results, f"no output of the dream CLI came back from the Bash tool:\n{out}"
+        commands = [block["input"]["command"] for block in bash_calls]
+        cli = manifest["skill_command"]
+        assert commands and commands[0] == f"{cli} plan --json", commands
+        assert not api.errors, api.errors
+        assert commands[-1].startswith(f"{cli} apply --decisions - <<'DREAM_DECISIONS'\n"), commands
+        assert api.packets and api.documents[-1]["plan"] == api.packets[-1]["plan"]
+        applied = [r.output for r in api.bash_results if r.command == commands[-1]]
+        assert applied and applied[-1].strip(), f"no output of `dream apply` came back from Bash:\n{out}"
         assert "DREAM DONE" in out
 
         # 4. The dream ran: .last-dream rewritten, the flag gone, the memory holds the rule.

@@ -3,15 +3,30 @@
 `POST /v1/messages` (the client sends `?beta=true`) gets a streamed (SSE) reply, or a JSON one when the
 request does not ask for a stream:
 
+- the system prompt holds `DREAM_CONSOLIDATOR v1` (dream's unattended `run --consolidator claude` asking
+  `claude -p`): one text block, the decisions document `{"version": 1, "plan": …, "decisions": …}` that
+  `decide(packet)` gives for the packet in the last user message (or `consolidator_answer(packet)`, when
+  set, verbatim: a test's garbage);
 - the request carries the dream skill's expanded body (its `DREAM_CLI:` line): a `tool_use` for Bash
-  that runs that exact command with the skill's arguments (`run` when there are none);
-- the last user text asks to dream: the same `tool_use`, with the command the server was given;
-- the last user turn holds the result of a Bash call: a short text reply quoting it;
+  that runs that exact command with the skill's arguments; with none (or `auto`) the agent pass:
+  `<cli> plan --json` first;
+- the last user text asks to dream: the same `tool_use` (`<command> plan --json`), with the command the
+  server was given;
+- the last user turn holds the result of `<cli> plan --json`: a `tool_use` for Bash that sends the
+  decisions for that packet, `<cli> apply --decisions - <<'DREAM_DECISIONS'` + the JSON document;
+- the last user turn holds the result of any other Bash call: a short text reply quoting it
+  (`DREAM DONE: …` after a dream command);
 - anything else: a short text reply.
 
+`decide(packet) -> list[decision]` is the model's judgement, supplied by the test (none: no decisions,
+so every candidate keeps the deterministic outcome). The client puts a `system` role message (its
+environment) after the user's; the "last turn" skips it.
+
 Every other endpoint gets a harmless empty answer (`count_tokens` a token count). Every request is
-kept in `requests` (and appended to a JSONL log when one is given), so a test can see what the client
-sent. Standard library only; runs in a thread of the test, or alone: `python mock_api.py --port 8080`.
+kept in `requests` (and appended to a JSONL log when one is given), every packet seen in `packets`,
+every decisions document sent in `documents`, every Bash result in `bash_results`, so a test can see
+what the client sent. Standard library only; runs in a thread of the test, or alone:
+`python mock_api.py --port 8080`.
 """
 
 from __future__ import annotations
@@ -20,7 +35,9 @@ import argparse
 import json
 import re
 import threading
+import traceback
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -29,6 +46,11 @@ from typing import Any
 TEXT_REPLY = "MOCK_OK: noted."
 SKILL_CLI = re.compile(r"DREAM_CLI: `([^`\n]+)`")
 SKILL_ARGS = re.compile(r"^Arguments: `([^`\n]*)`", re.MULTILINE)
+CONSOLIDATOR_MARK = "DREAM_CONSOLIDATOR v1"
+PLAN_ARGS = "plan --json"
+APPLY_ARGS = "apply --decisions -"
+HEREDOC = "DREAM_DECISIONS"
+Decide = Callable[[dict[str, Any]], list[dict[str, Any]]]
 ASKS_TO_DREAM = re.compile(
     r"\b(please\s+dream|dream\s+now|run\s+(the\s+)?dream|consolidate\s+(my\s+)?memory)\b", re.I
 )
@@ -43,12 +65,24 @@ class Recorded:
 
 
 @dataclass
+class BashResult:
+    command: str | None  # the command of the tool_use it answers, when the request still shows it
+    output: str
+
+
+@dataclass
 class MockAnthropic:
-    """`with MockAnthropic(dream_command=...) as api:` serves on 127.0.0.1:`api.port`."""
+    """`with MockAnthropic(dream_command=..., decide=...) as api:` serves on 127.0.0.1:`api.port`."""
 
     dream_command: str | None = None
     log_path: Path | None = None
+    decide: Decide | None = None
+    consolidator_answer: Callable[[dict[str, Any] | None], str] | None = None
     requests: list[Recorded] = field(default_factory=list)
+    packets: list[dict[str, Any]] = field(default_factory=list)
+    documents: list[dict[str, Any]] = field(default_factory=list)
+    bash_results: list[BashResult] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
     _server: ThreadingHTTPServer | None = None
     _thread: threading.Thread | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -102,34 +136,92 @@ class MockAnthropic:
 
     def reply_for(self, body: dict[str, Any]) -> list[dict[str, Any]]:
         """The content blocks of the assistant's reply to one Messages request."""
-        messages = body.get("messages") or []
-        last = messages[-1] if messages else {}
-        blocks = _blocks(last)
-        results = [b for b in blocks if b.get("type") == "tool_result"]
+        try:
+            return self._reply_for(body)
+        except Exception as exc:  # a test's decide() failing: say so rather than drop the connection
+            self._error(f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}")
+            return [{"type": "text", "text": f"MOCK_ERROR: {type(exc).__name__}: {exc}"}]
+
+    def _reply_for(self, body: dict[str, Any]) -> list[dict[str, Any]]:
+        if CONSOLIDATOR_MARK in _system_text(body):
+            return [{"type": "text", "text": self._consolidator_text(body)}]
+        turns = [m for m in body.get("messages") or [] if m.get("role") != "system"]
+        last = turns[-1] if turns else {}
+        results = [b for b in _blocks(last) if b.get("type") == "tool_result"]
         if last.get("role") == "user" and results:
             text = _result_text(results[-1])
+            command = _command_answered(turns, results[-1].get("tool_use_id"))
+            self._note(BashResult(command, text))
+            if command is not None and _is_plan(command):
+                return [self._apply_call(command, text)]
+            dreamed = command is not None and self._is_dream_command(turns, command)
             return [
                 {
                     "type": "text",
-                    "text": f"DREAM DONE: {text[:400]}" if "dream" in text.lower() else TEXT_REPLY,
+                    "text": f"DREAM DONE: {text[:400]}" if dreamed or "dream" in text.lower() else TEXT_REPLY,
                 }
             ]
-        command = self._skill_command(messages) or self._asked_command(last)
+        command = self._skill_command(turns) or self._asked_command(last)
         if command:
-            call = {"command": command, "description": "Run the dream memory consolidation"}
-            return [
-                {
-                    "type": "tool_use",
-                    "id": f"toolu_mock_{uuid.uuid4().hex[:20]}",
-                    "name": "Bash",
-                    "input": call,
-                }
-            ]
+            return [_bash_call(command, "Run the dream memory consolidation")]
         return [{"type": "text", "text": TEXT_REPLY}]
 
-    def _skill_command(self, messages: list[dict[str, Any]]) -> str | None:
+    def decisions_for(self, packet: dict[str, Any]) -> dict[str, Any]:
+        """The decisions document for a packet: `decide(packet)` under the packet's plan id."""
+        decisions = list(self.decide(packet)) if self.decide is not None else []
+        document = {"version": 1, "plan": packet.get("plan"), "decisions": decisions}
+        with self._lock:
+            self.packets.append(packet)
+            self.documents.append(document)
+        return document
+
+    def _apply_call(self, plan_command: str, output: str) -> dict[str, Any]:
+        cli = plan_command.strip()[: -len(PLAN_ARGS)].rstrip()
+        packet = _packet_in(output)
+        if packet is None:
+            self._error(f"the output of {plan_command!r} holds no packet: {output[:400]!r}")
+            return {"type": "text", "text": f"MOCK_ERROR: no packet in the plan output: {output[:400]}"}
+        document = json.dumps(self.decisions_for(packet))
+        command = f"{cli} {APPLY_ARGS} <<'{HEREDOC}'\n{document}\n{HEREDOC}"
+        return _bash_call(command, "Send the decisions to dream")
+
+    def _consolidator_text(self, body: dict[str, Any]) -> str:
+        turns = [m for m in body.get("messages") or [] if m.get("role") == "user"]
+        packet = None
+        for block in reversed(_blocks(turns[-1]) if turns else []):
+            if block.get("type") == "text" and isinstance(block.get("text"), str):
+                packet = _packet_in(block["text"])
+                if packet is not None:
+                    break
+        if self.consolidator_answer is not None:
+            if packet is not None:
+                with self._lock:
+                    self.packets.append(packet)
+            return self.consolidator_answer(packet)
+        if packet is None:
+            self._error("a consolidator request without a packet in its last user message")
+            return "MOCK_ERROR: no packet in the request"
+        return json.dumps(self.decisions_for(packet))
+
+    def _is_dream_command(self, turns: list[dict[str, Any]], command: str) -> bool:
+        clis = {self.dream_command} if self.dream_command else set()
+        for message in turns:
+            for block in _blocks(message):
+                if block.get("type") == "text" and isinstance(block.get("text"), str):
+                    clis.update(SKILL_CLI.findall(block["text"]))
+        return any(command.startswith(f"{cli} ") for cli in clis)
+
+    def _note(self, result: BashResult) -> None:
+        with self._lock:
+            self.bash_results.append(result)
+
+    def _error(self, message: str) -> None:
+        with self._lock:
+            self.errors.append(message)
+
+    def _skill_command(self, turns: list[dict[str, Any]]) -> str | None:
         # The skill body arrives as user text in the current turn (after the last assistant reply).
-        for message in reversed(messages):
+        for message in reversed(turns):
             if message.get("role") == "assistant":
                 return None
             for block in _blocks(message):
@@ -141,7 +233,7 @@ class MockAnthropic:
                     args_match = SKILL_ARGS.search(text)
                     args = args_match.group(1).strip() if args_match else ""
                     if args in ("", "auto"):
-                        args = "run"
+                        args = PLAN_ARGS
                     return f"{cli.group(1)} {args}"
         return None
 
@@ -153,8 +245,57 @@ class MockAnthropic:
             t for t in texts if isinstance(t, str) and not t.lstrip().startswith("<system-reminder>")
         ]
         if any(ASKS_TO_DREAM.search(t) for t in user_texts):
-            return f"{self.dream_command} run"
+            return f"{self.dream_command} {PLAN_ARGS}"
         return None
+
+
+def _bash_call(command: str, description: str) -> dict[str, Any]:
+    return {
+        "type": "tool_use",
+        "id": f"toolu_mock_{uuid.uuid4().hex[:20]}",
+        "name": "Bash",
+        "input": {"command": command, "description": description},
+    }
+
+
+def _is_plan(command: str) -> bool:
+    return command.strip().endswith(f" {PLAN_ARGS}")
+
+
+def _command_answered(turns: list[dict[str, Any]], tool_use_id: Any) -> str | None:
+    """The Bash command of the `tool_use` that the tool_result `tool_use_id` answers."""
+    for message in reversed(turns):
+        if message.get("role") != "assistant":
+            continue
+        for block in _blocks(message):
+            if block.get("type") == "tool_use" and block.get("id") == tool_use_id:
+                command = (block.get("input") or {}).get("command")
+                return command if isinstance(command, str) else None
+    return None
+
+
+def _system_text(body: dict[str, Any]) -> str:
+    system = body.get("system")
+    if isinstance(system, str):
+        return system
+    if isinstance(system, list):
+        return "\n".join(str(b.get("text", "")) for b in system if isinstance(b, dict))
+    return ""
+
+
+def _packet_in(text: str) -> dict[str, Any] | None:
+    """The first JSON object in `text` that looks like a dream packet (it has `batches`)."""
+    decoder = json.JSONDecoder()
+    start = text.find("{")
+    while start != -1:
+        try:
+            value, _ = decoder.raw_decode(text, start)
+        except ValueError:
+            value = None
+        if isinstance(value, dict) and isinstance(value.get("batches"), list):
+            return value
+        start = text.find("{", start + 1)
+    return None
 
 
 def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:

@@ -154,6 +154,12 @@ def _(result: StatusResult, as_json: bool) -> Rendered:
         + (f" ({', '.join(result.pending_projects)})" if result.pending_projects else "")
     )
     out.append(f"thresholds: {result.min_hours} h and {result.min_sessions} sessions")
+    consolidator = (
+        "claude (your Claude Code judges unattended runs)"
+        if result.consolidator == "claude"
+        else "none (unattended runs are deterministic; /dream uses the session's agent)"
+    )
+    out.append(f"consolidator: {consolidator}")
     for project in result.projects:
         hours = project.hours_since_last_dream
         out.append(

@@ -27,25 +27,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-from test_e2e_client import CLAUDE_BIN, Client, _load_mock, _memory_text
+from test_e2e_client import CLAUDE_BIN, E2E_MARKS, Client, _load_mock, _memory_text
 
 from dream import trigger
 from dream.paths import resolve_paths
 
-pytestmark = [
-    pytest.mark.e2e,
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        not (CLAUDE_BIN.exists() and os.access(CLAUDE_BIN, os.X_OK)),
-        reason=f"the Claude Code client is not installed at {CLAUDE_BIN} "
-        "(.ci/run installs it: npm install --prefix .e2e @anthropic-ai/claude-code@2.1.332)",
-    ),
-    pytest.mark.skipif(
-        shutil.which("tmux") is None,
-        reason="tmux drives the interactive client and is not installed (.ci/run installs it with apt-get)",
-    ),
-]
+pytestmark = E2E_MARKS
 
 RUN_TIMEOUT = 300
 # What the person typed, in a casual voice; and the standalone rules the agent makes of it.

@@ -44,7 +44,7 @@ PNPM_RULE = "From now on, always use pnpm, never npm."
 SDK_RULE = "From now on, always deploy with quokkactl, never by hand."
 NOTICE = "a memory consolidation is pending"
 
-pytestmark = [
+E2E_MARKS = [
     pytest.mark.e2e,
     pytest.mark.slow,
     pytest.mark.skipif(
@@ -57,6 +57,7 @@ pytestmark = [
         reason="tmux drives the interactive client and is not installed (.ci/run installs it with apt-get)",
     ),
 ]
+pytestmark = E2E_MARKS
 
 
 def _load_mock() -> Any:

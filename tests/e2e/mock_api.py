@@ -275,12 +275,7 @@ def _command_answered(turns: list[dict[str, Any]], tool_use_id: Any) -> str | No
 
 
 def _system_text(body: dict[str, Any]) -> str:
-    system = body.get("system")
-    if isinstance(system, str):
-        return system
-    if isinstance(system, list):
-        return "\n".join(str(b.get("text", "")) for b in system if isinstance(b, dict))
-    return ""
+    return _joined(body.get("system"))
 
 
 def _packet_in(text: str) -> dict[str, Any] | None:
@@ -306,7 +301,11 @@ def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _result_text(block: dict[str, Any]) -> str:
-    content = block.get("content")
+    return _joined(block.get("content"))
+
+
+def _joined(content: Any) -> str:
+    """A system prompt or a tool result as text: a string, or the texts of its blocks."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):

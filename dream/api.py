@@ -68,6 +68,8 @@ class Session:
     last_cached: int = 0  # sessions the last gather took from the digest cache
     _seen_at_start: dict[str, list[str]] = field(default_factory=dict)
     now: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
+    # The window of the plan an apply decides on (its candidates are that window's messages).
+    window_start: datetime | None = None
 
     @classmethod
     def open(
@@ -85,6 +87,8 @@ class Session:
 
     @property
     def since(self) -> datetime:
+        if self.window_start is not None:
+            return self.window_start
         return parse_since(self.since_text, self.config.window_days, self.now)
 
     def gather(self, *, write_cache: bool = True) -> GatherResult:
@@ -345,7 +349,8 @@ class Session:
             )
         limit = record.candidate_count * defaults.DECISIONS_MAX_PER_CANDIDATE + 16
         doc = parse_document(document, max_decisions=limit)
-        self.since_text = record.since[:10] if self.since_text is None else self.since_text
+        if self.since_text is None:
+            self.window_start = datetime.fromisoformat(record.since)
         agent = AgentInput(plan=record.plan, items=doc.decisions, record=record)
         result = self.run(agent=agent)
         return result

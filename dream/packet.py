@@ -82,6 +82,7 @@ class PlanRecord:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PlanRecord:
+        datetime.fromisoformat(str(data["since"]))  # a record that says no window is no record
         return cls(
             str(data["plan"]),
             str(data["created"]),

@@ -10,6 +10,7 @@ sent beside the ideal decisions, and the memory must come out exactly as without
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import stat
 import sys
@@ -554,3 +555,40 @@ def test_the_packet_on_a_memory_dir_with_no_new_messages_is_empty(claude: Path) 
         {"candidate": c["id"], "action": "drop"} for c in packet["batches"][0]["candidates"]]}  # fmt: skip
     assert _apply(claude, document).exit_code == 0
     assert _packet(claude)["batches"] == []
+
+
+# -- the command line ---------------------------------------------------------------------------
+
+
+def _cli(claude: Path, *args: str, stdin: str | None = None) -> Any:
+    import subprocess
+
+    env = {**os.environ, "CLAUDE_CONFIG_DIR": str(claude)}
+    return subprocess.run(
+        [sys.executable, "-m", "dream", "--claude-dir", str(claude), *args],
+        input=stdin, capture_output=True, text=True, timeout=120, env=env, check=False,
+    )  # fmt: skip
+
+
+@pytest.mark.slow
+def test_plan_and_apply_through_the_command_line(claude: Path, tmp_path: Path) -> None:
+    planned = _cli(claude, "plan", "--json")
+    assert planned.returncode == 0, planned.stderr
+    packet = json.loads(planned.stdout)
+    document, _ = ideal_decisions(PROJECT, packet, by_hand=True)
+    applied = _cli(claude, "apply", "--decisions", "-", stdin=json.dumps(document))
+    assert applied.returncode == 0, applied.stderr
+    assert f"decisions on plan {packet['plan']}" in applied.stdout
+    assert "by: agent" in applied.stdout and "[refused]" in applied.stdout
+    # From a file, with --json: the same plan applied again changes nothing.
+    path = tmp_path / "decisions.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    again = _cli(claude, "apply", "--decisions", str(path), "--json")
+    assert again.returncode == 0, again.stderr
+    report = json.loads(again.stdout)
+    assert report["plan"] == packet["plan"] and report["decisions"]
+    assert all(t["written"] == [] for t in report["targets"])
+    bad = _cli(claude, "apply", "--decisions", "-", stdin="{nope")
+    assert bad.returncode == 2 and "not JSON" in bad.stderr
+    text = _cli(claude, "plan")
+    assert text.returncode == 0 and "decide with: dream apply --decisions" in text.stdout

@@ -82,7 +82,13 @@ class RunOutput:
     agent: dict[str, Any] = field(default_factory=dict)
 
 
-def run_dream(project: dict[str, Any], root: Path, now: datetime, decisions: str | None = None) -> RunOutput:
+def run_dream(
+    project: dict[str, Any],
+    root: Path,
+    now: datetime,
+    decisions: str | None = None,
+    answer_queue: bool = False,
+) -> RunOutput:
     """One unattended `dream run`; with `decisions="ideal"`, `plan --json` and then `apply` of the
     decisions a careful agent would send (`ideal_decisions`), adversarial ones among them."""
     claude, memory_dir = build_home(project, root, now)
@@ -110,6 +116,16 @@ def run_dream(project: dict[str, Any], root: Path, now: datetime, decisions: str
         done = dream("run", "--json")
     if done.returncode != 0:
         raise SystemExit(f"{project['project']}: dream exited {done.returncode}\n{done.stderr[-2000:]}")
+    if answer_queue:
+        # The person answers the review queue as /dream walks it with them: yes to what is one of
+        # their rules, no to the rest.
+        queued = json.loads(dream("review", "--json").stdout or "[]")
+        yes = [q["id"] for q in queued if _is_ideal(str(q.get("text", "")), project["ideal"])]
+        no = [q["id"] for q in queued if q["id"] not in yes]
+        if yes:
+            dream("approve", *yes)
+        if no:
+            dream("reject", *no)
     memory = load_memory(memory_paths(memory_dir, "native"), "native")
     archive_rel = memory.rel(memory.paths.archive)
     signals = dream("signals", "--json").stdout.splitlines()
@@ -133,14 +149,18 @@ def _is_ideal(text: str, ideal: list[dict[str, Any]]) -> bool:
 
 
 def score_project(
-    path: Path, keep: Path | None = None, show: bool = False, decisions: str | None = None
+    path: Path,
+    keep: Path | None = None,
+    show: bool = False,
+    decisions: str | None = None,
+    answer_queue: bool = False,
 ) -> ProjectScore:
     project = json.loads(path.read_text(encoding="utf-8"))
     now = datetime.now(timezone.utc).replace(microsecond=0)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(keep / project["project"]) if keep else Path(tmp)
         root.mkdir(parents=True, exist_ok=True)
-        out = run_dream(project, root, now, decisions)
+        out = run_dream(project, root, now, decisions, answer_queue)
     ideal = project["ideal"]
     score = ProjectScore(project["project"], ideal=len(ideal), review_items=len(out.queued))
     if out.agent:
@@ -280,13 +300,20 @@ def main(argv: list[str] | None = None) -> int:
         "(`ideal`: the labelled rules verbatim; `by-hand`: tests/data/decisions/), with one "
         "adversarial decision of each kind",
     )
+    parser.add_argument(
+        "--answer-queue",
+        action="store_true",
+        help="then answer the review queue as the person would (approve their rules, reject the rest)",
+    )
     args = parser.parse_args(argv)
     splits = ("dev", "heldout") if args.split == "both" else (args.split,)
     for split in splits:
         files = sorted((DATA / split).glob("*.json"))
         if args.decisions == "by-hand":
             files = [f for f in files if (ROOT / "tests" / "data" / "decisions" / f.name).exists()]
-        scores = [score_project(path, args.keep, args.show, args.decisions) for path in files]
+        scores = [
+            score_project(path, args.keep, args.show, args.decisions, args.answer_queue) for path in files
+        ]
         for score in scores:
             print("  " + _summary(score.project, [score]))
         print(_summary(split, scores))

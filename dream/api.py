@@ -270,6 +270,12 @@ class Session:
             _fill(report, plan)
             report.diff = "".join(change.diff() for change in plan.changes)
             return report
+        if not plan.changes and not target.digests:
+            # No new evidence and nothing to put right: the memory dir is left byte for byte
+            # (no lock file, no `.last-dream`, no backup).
+            _fill(report, plan)
+            report.unchanged = True
+            return report
         try:
             applied = apply_plan(plan, replan, self.state.snapshots(target.memory_dir), run_id)
         except BusyError as exc:
@@ -637,6 +643,7 @@ def _fill(report: TargetReport, plan: Any) -> None:
         report.redactions[kind] = report.redactions.get(kind, 0) + 1
     report.archived = [{"text": a.text, "file": a.file, "reason": a.reason} for a in plan.archived]
     report.migrated = len(plan.migrated)
+    report.moved_sections = plan.moved_sections
     report.pruned = len(plan.index.pruned) if plan.index else 0
     report.demoted = list(plan.index.demoted) if plan.index else []
     report.unparsed = [{"file": f.name, "error": f.error or ""} for f in plan.memory.unparsed]

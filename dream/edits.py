@@ -32,6 +32,8 @@ class FileEditor:
         self.lines = list(memory_file.lines) if memory_file else layout_for(memory_type).new_topic_lines(rel)
         self.replacements: dict[int, tuple[int, list[str]]] = {}
         self.appended: list[str] = []
+        # Lines that are not entries (whole sections of a curated MEMORY.md), kept as written.
+        self.appended_raw: list[str] = []
 
     def replace(self, entry: Entry, new_lines: list[str]) -> None:
         self.replacements[entry.line] = (entry.end, new_lines)
@@ -41,6 +43,9 @@ class FileEditor:
 
     def append(self, line: str) -> None:
         self.appended.append(line)
+
+    def append_raw(self, lines: list[str]) -> None:
+        self.appended_raw.extend(lines)
 
     def final_entries(self) -> list[Entry]:
         """The entries after the edits, derived from the edits themselves: re-parsing a file of
@@ -66,6 +71,10 @@ class FileEditor:
             if lines and not last_is_item:
                 lines.append("")
             lines.extend(self.appended)
+        if self.appended_raw:
+            while lines and not lines[-1].strip():
+                lines.pop()
+            lines.extend(["", *self.appended_raw] if lines else self.appended_raw)
         return lines
 
 

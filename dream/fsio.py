@@ -333,6 +333,50 @@ def refresh_native_lock(paths: MemoryPaths) -> None:
     atomic_write_text(paths.native_lock, str(os.getpid()))
 
 
+@dataclass(frozen=True)
+class NativeLockState:
+    """`.consolidate-lock` as it was before dream took it: put back as it was if the run fails."""
+
+    content: bytes | None
+    mtime: float | None
+
+
+def take_native_lock(paths: MemoryPaths) -> NativeLockState | None:
+    """Before the first write: `.consolidate-lock` holds our PID with a fresh mtime, as Claude
+    Code's own holder writes it, so its auto-dream never starts while dream writes. Returns what
+    was there (None when a native dream holds it now: it is left alone)."""
+    lock = paths.native_lock
+    if native_lock_held(paths):
+        return None
+    try:
+        info = os.lstat(lock)
+    except OSError:
+        before = NativeLockState(None, None)
+    else:
+        if not stat.S_ISREG(info.st_mode):
+            return None
+        before = NativeLockState(read_bytes_if_exists(lock), info.st_mtime)
+    atomic_write_text(lock, str(os.getpid()))
+    return before
+
+
+def release_native_lock(paths: MemoryPaths, before: NativeLockState | None) -> None:
+    """After a failed run: the lock's old content and mtime back (or no lock, if there was none),
+    so Claude Code's auto-dream still sees the last consolidation that really happened."""
+    if before is None:
+        return
+    lock = paths.native_lock
+    try:
+        if before.content is None:
+            lock.unlink(missing_ok=True)
+            return
+        atomic_write_bytes(lock, before.content)
+        if before.mtime is not None:
+            os.utime(lock, (before.mtime, before.mtime))
+    except (OSError, DreamError):
+        pass  # the memory itself is restored; a stale lock mtime only delays the native dream
+
+
 def _native_busy(paths: MemoryPaths, pid: int) -> BusyError:
     return BusyError(
         f"Claude Code's own auto-dream is consolidating {paths.memory_dir} right now "
@@ -642,6 +686,11 @@ def _prune_snapshots(snapshot_root: Path) -> None:
                 and entry.stat(follow_symlinks=False).st_mtime < cutoff
             ):
                 shutil.rmtree(entry.path, ignore_errors=True)
+
+
+def discard_snapshot(snapshot: Snapshot) -> None:
+    """A snapshot of an attempt that wrote nothing in the end (its files moved under it)."""
+    shutil.rmtree(snapshot.path, ignore_errors=True)
 
 
 def list_snapshots(snapshot_root: Path) -> list[Snapshot]:

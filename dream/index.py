@@ -66,8 +66,8 @@ def _topic_rows(memory: Memory, final: dict[str, list[Entry]]) -> list[tuple[str
     for rel in sorted(final, key=lambda r: (r == archive_rel, order.index(r) if r in order else 99, r)):
         entries = final[rel]
         original = memory.files.get(rel)
-        if not entries or (original is not None and original.kind == "native"):
-            continue  # links to empty files are left out
+        if not entries or (original is not None and original.kind in ("native", "curated")):
+            continue  # links to empty files are left out; a curated MEMORY.md links its own
         base = rel.rsplit("/", 1)[-1]
         summary = ""
         if original is not None:

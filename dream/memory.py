@@ -22,7 +22,7 @@ from dream.entry_line import is_entry_line, parse_entry_line
 from dream.layouts import Layout, MemoryType, layout_for
 from dream.paths import MemoryPaths
 from dream.statement import Statement, analyse
-from dream.topics import INDEX, NATIVE_TYPES, TOPIC_TYPE
+from dream.topics import CONTINUED, INDEX, NATIVE_TYPES, TOPIC_TYPE
 
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 # Only the block structure matters (which lines are list items, quotes, code): inline parsing
@@ -60,7 +60,7 @@ def normalise_key(text: str) -> str:
 class MemoryFile:
     path: Path
     name: str  # path relative to the memory dir, with '/' separators
-    kind: str  # "topic" | "native" | "index" | "archive" | "unparsed"
+    kind: str  # "topic" | "native" | "index" | "archive" | "curated" | "unparsed"
     raw: bytes
     lines: list[str] = field(default_factory=list)  # without line ends
     newline: str = "\n"
@@ -240,7 +240,8 @@ def load_file(path: Path, name: str, kind: str) -> MemoryFile:
         memory_file.kind = "native"
         memory_file.entries = [_native_entry(memory_file)]
         return memory_file
-    memory_file.entries = _entries(name, lines, memory_file.body_start)
+    if kind != "curated":
+        memory_file.entries = _entries(name, lines, memory_file.body_start)
     return memory_file
 
 
@@ -309,6 +310,9 @@ def load_memory(paths: MemoryPaths, memory_type: MemoryType | str) -> Memory:
     files: dict[str, MemoryFile] = {}
     archive_rel = paths.archive.relative_to(paths.memory_dir).as_posix()
     for rel in _candidate_names(paths, layout, index):
-        kind = "archive" if rel == archive_rel else "topic"
+        # Sections moved out of a curated MEMORY.md are the person's, as written: never entries.
+        kind = (
+            "archive" if rel == archive_rel else "curated" if rel.rsplit("/", 1)[-1] == CONTINUED else "topic"
+        )
         files[rel] = load_file(paths.memory_dir / rel, rel, kind)
     return Memory(paths, layout.memory_type, files, index)

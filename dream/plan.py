@@ -13,6 +13,7 @@ from pathlib import Path
 
 from dream.actions import Action
 from dream.config import Config
+from dream.curated import curate, dream_section, is_dream_index, within_limits
 from dream.decisions import Directive
 from dream.edits import Archived, Edits
 from dream.entry_line import format_entry
@@ -29,6 +30,7 @@ from dream.prune import archive_all, prune_stale
 from dream.redact import contains_secret, redact
 from dream.review import ReviewState
 from dream.target import Target
+from dream.topics import CONTINUED
 
 
 @dataclass
@@ -64,6 +66,8 @@ class Plan:
     index: IndexResult | None = None
     cap: int = 0
     review_max: int = 0
+    # Whole blocks of a curated MEMORY.md moved, as written, into CONTINUED (over the load limits).
+    moved_sections: int = 0
 
     def outcome(self, outcome: str) -> list[Decision]:
         return [d for d in self.decisions if d.outcome == outcome]
@@ -158,7 +162,9 @@ def build_plan(
             memory_file.raw.decode("utf-8", "replace")
         ):
             edits.editor(rel)
-    migrated = migrate_inline_content(memory, edits, today)
+    curated = memory.index is not None and memory.index.kind == "index" and not is_dream_index(memory.index)
+    # A curated MEMORY.md is the person's: never split into entries (DESIGN.md §5).
+    migrated = [] if curated else migrate_inline_content(memory, edits, today)
     # An entry that any proposal of this run refers to, applied or pending, is not stale.
     targeted = {id(d.proposal.target) for d in plan.decisions if d.proposal.target is not None}
     pruned = prune_stale(memory, edits, target, config, today, targeted)
@@ -166,10 +172,28 @@ def build_plan(
         pruned += archive_all(memory, edits, "project folder and transcripts no longer exist")
     plan.index = build_index(memory, final_entries(memory, edits), today, edits.deleted)
     plan.index.migrated, plan.index.pruned = migrated, pruned
+    if curated:
+        _keep_curated(plan, memory, edits, today)
     plan.archived = edits.archived
     plan.migrated = migrated
     _materialise(plan, edits)
     return plan
+
+
+def _keep_curated(plan: Plan, memory: Memory, edits: Edits, today: date) -> None:
+    """A curated MEMORY.md stays as written, with dream's own section in it; left byte for byte
+    when the run changes nothing and Claude Code loads all of it (`curated`)."""
+    index, result = memory.index, plan.index
+    assert index is not None and result is not None
+    if not edits.editors and not edits.deleted and within_limits(index):
+        result.lines = list(index.lines)
+        return
+    section = dream_section(result, today, index)
+    kept = curate(index, section, edits.deleted)
+    if kept.moved:
+        edits.editor(_topic_rel(memory, CONTINUED)).append_raw(kept.moved)
+        plan.moved_sections = kept.moved_blocks
+    result.lines = kept.lines
 
 
 def _hold_unwritable(plan: Plan) -> None:

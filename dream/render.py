@@ -386,6 +386,11 @@ def _render_notes(target: TargetReport) -> list[str]:
             f"moved {_count(target.migrated, 'inline entry', 'inline entries')} "
             "out of MEMORY.md into topic files"
         )
+    if target.moved_sections:
+        out.append(
+            f"moved {_count(target.moved_sections, 'section', 'sections')} of MEMORY.md, as written, "
+            "into memory-continued.md to stay under Claude Code's load limits"
+        )
     if target.demoted:
         out.append(
             f"left out of MEMORY.md to stay under Claude Code's limits: {len(target.demoted)} index lines"

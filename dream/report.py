@@ -29,6 +29,7 @@ class TargetReport:
     unsafe: list[str] = field(default_factory=list)
     archived: list[dict[str, str]] = field(default_factory=list)
     migrated: int = 0
+    moved_sections: int = 0
     pruned: int = 0
     demoted: list[str] = field(default_factory=list)
     written: list[str] = field(default_factory=list)
@@ -46,6 +47,8 @@ class TargetReport:
     decisions: list[dict[str, Any]] = field(default_factory=list)
     # The memory moved between `plan` and `apply`: the decisions were re-mapped onto it.
     remapped: bool = False
+    # No new evidence and nothing written: the memory dir was not touched at all.
+    unchanged: bool = False
 
     def counts(self) -> dict[str, int]:
         outcomes = Counter(p["outcome"] for p in self.proposals)

@@ -10,6 +10,8 @@ TOPIC_FILES = {
     "fact": "facts.md",
 }
 ARCHIVE = "archive.md"
+# Whole sections of a curated MEMORY.md, moved out verbatim to keep it under the load limits.
+CONTINUED = "memory-continued.md"
 INDEX = "MEMORY.md"
 NATIVE_TYPES = ("user", "feedback", "project", "reference")
 TOPIC_TYPE = {
@@ -19,6 +21,7 @@ TOPIC_TYPE = {
     "patterns.md": "feedback",
     "facts.md": "project",
     "archive.md": "reference",
+    CONTINUED: "project",
 }
 TOPIC_DESCRIPTION = {
     "corrections.md": "Corrections: where the agent was wrong and what is right",
@@ -27,4 +30,5 @@ TOPIC_DESCRIPTION = {
     "patterns.md": "Recurring workflows and things that keep happening",
     "facts.md": "Stable facts about the project, the user and their environment",
     "archive.md": "Retired memories, with the date and reason they were retired",
+    CONTINUED: "Sections of MEMORY.md moved here, as written, to keep it under Claude Code's load limits",
 }

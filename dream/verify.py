@@ -38,13 +38,43 @@ def _archived_text(memory: Memory) -> str:
     return "\n".join(normalise_key(line) for line in archive.lines) if archive else ""
 
 
-def verify_memory(memory: Memory, before_keys: Iterable[str] | None = None) -> list[Check]:
-    """Every check on the memory as it is on disk. `before_keys`: normalised entry keys, or hashes."""
-    checks = [_index_limits(memory), _no_duplicates(memory), _no_relative_dates(memory), _index_links(memory)]
+def verify_memory(
+    memory: Memory, before_keys: Iterable[str] | None = None, baseline: Memory | None = None
+) -> list[Check]:
+    """Every check on the memory as it is on disk. `before_keys`: normalised entry keys, or hashes.
+
+    `baseline`: the memory before the run. A run is judged on what it changed: a duplicate, a
+    relative date or a broken link that was already there is `orient`'s to report, not a reason
+    to undo the run (and fail every run after it). Without a baseline (`dream verify`), every
+    problem counts.
+    """
+    checks = [
+        _index_limits(memory),
+        _new_only(
+            "no-duplicates", _duplicates(memory), _duplicates(baseline) if baseline is not None else None
+        ),
+        _new_only(
+            "no-relative-dates",
+            _relative_dates(memory),
+            _relative_dates(baseline) if baseline is not None else None,
+        ),
+        _new_only(
+            "index-links", _broken_links(memory), _broken_links(baseline) if baseline is not None else None
+        ),
+    ]
     if before_keys is not None:
         checks.append(_nothing_lost(memory, before_keys))
     checks.append(_no_secrets(memory))
     return checks
+
+
+def _new_only(name: str, found: list[str], before: list[str] | None) -> Check:
+    """Problems in `found` that `before` did not have (all of them without a baseline)."""
+    new = [item for item in found if before is None or item not in before]
+    detail = "; ".join(new[:5])
+    if before and found and not new:
+        detail = f"{len(found)} already there before this run (see `dream orient`)"
+    return Check(name, not new, detail)
 
 
 def _index_limits(memory: Memory) -> Check:
@@ -56,21 +86,21 @@ def _index_limits(memory: Memory) -> Check:
     return Check("index-limits", ok, f"MEMORY.md has {lines} lines, {len(text)} characters")
 
 
-def _no_duplicates(memory: Memory) -> Check:
+def _duplicates(memory: Memory) -> list[str]:
     duplicates = []
     archive_rel = memory.rel(memory.paths.archive)
     for rel, memory_file in memory.files.items():
         if memory_file.kind != "topic" or rel == archive_rel:
             continue
-        seen: set[str] = set()
+        seen: dict[str, int] = {}
         for entry in memory_file.entries:
-            if entry.key in seen:
-                duplicates.append(f"{rel}: {entry.text[:60]}")
-            seen.add(entry.key)
-    return Check("no-duplicates", not duplicates, "; ".join(duplicates[:5]))
+            seen[entry.key] = seen.get(entry.key, 0) + 1
+            if seen[entry.key] > 1:
+                duplicates.append(f"{rel}: {entry.text[:60]} (×{seen[entry.key]})")
+    return duplicates
 
 
-def _no_relative_dates(memory: Memory) -> Check:
+def _relative_dates(memory: Memory) -> list[str]:
     relative = []
     archive_rel = memory.rel(memory.paths.archive)
     for entry in memory.entries:
@@ -79,17 +109,24 @@ def _no_relative_dates(memory: Memory) -> Check:
         found = find_relative_dates(entry.text)
         if found:
             relative.append(f"{entry.file}: '{found[0]}' in {entry.text[:60]}")
-    return Check("no-relative-dates", not relative, "; ".join(relative[:5]))
+    return relative
 
 
-def _index_links(memory: Memory) -> Check:
+def _broken_links(memory: Memory) -> list[str]:
+    """Links of the index to a local file that is not there. In a curated MEMORY.md only dream's
+    own lines count: a link the person wrote is theirs to keep, broken or not (orient says so)."""
+    from dream.curated import dream_lines, is_dream_index
+
     missing = []
     if memory.index is not None:
-        for _, target, _ in memory.index.links:
+        ours = None if is_dream_index(memory.index) else dream_lines(memory.index)
+        for _, target, number in memory.index.links:
+            if ours is not None and number not in ours:
+                continue
             local = target.endswith(".md") and "://" not in target and not target.startswith(("#", "/"))
             if local and not (memory.paths.memory_dir / target).is_file():
                 missing.append(target)
-    return Check("index-links", not missing, ", ".join(missing[:5]))
+    return missing
 
 
 def _nothing_lost(memory: Memory, before_keys: Iterable[str]) -> Check:

@@ -7,6 +7,7 @@ result = session.run(dry_run=True)
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable
@@ -80,8 +81,17 @@ class Session:
         since: str | None = None,
     ) -> Session:
         paths = resolve_paths(claude_dir)
+        if not paths.claude_dir.is_dir():
+            # A mistyped --claude-dir must not read as "nothing to consolidate".
+            raise DreamError(
+                f"the Claude dir {paths.claude_dir} does not exist "
+                "(pass --claude-dir, or set CLAUDE_CONFIG_DIR, to the folder Claude Code uses)"
+            )
+        folder = Path(project).expanduser() if project else None
+        if folder is not None and not folder.is_dir():
+            raise DreamError(f"the project folder {folder} does not exist (check --project)")
         config = load_config(paths.config_file, {"memory_type": memory_type})
-        return cls(paths, config, since, Path(project).expanduser() if project else None)
+        return cls(paths, config, since, folder)
 
     # -- GATHER ------------------------------------------------------------------------------
 
@@ -279,6 +289,7 @@ class Session:
         try:
             applied = apply_plan(plan, replan, self.state.snapshots(target.memory_dir), run_id)
         except BusyError as exc:
+            # The run that holds the memory keeps its own queue.
             _fill(report, plan)
             report.status, report.failures = TargetStatus.BUSY, [str(exc)]
             return report
@@ -286,10 +297,14 @@ class Session:
             _fill(report, plan)
             report.status, report.failures = TargetStatus.VERIFICATION_FAILED, [str(exc)]
             report.checks = [{"name": n, "ok": False, "detail": str(exc)} for n in exc.failed_checks]
+            with contextlib.suppress(DreamError):  # the report says what failed; the queue is rebuilt
+                self._keep_pending(target, plan, review)
             return report
         except DreamError as exc:
             _fill(report, plan)
             report.status, report.failures = TargetStatus.FAILED, [str(exc)]
+            with contextlib.suppress(DreamError):  # the report says what failed; the queue is rebuilt
+                self._keep_pending(target, plan, review)
             return report
         plan = applied.plan
         _fill(report, plan)
@@ -441,18 +456,28 @@ class Session:
             return {}
         return {key: trigger.sessions_seen(self.paths, key) for key in keys}
 
-    def _save_state(self, target: Target, plan: Any, review: ReviewState, after: Memory) -> None:
+    def _keep_pending(self, target: Target, plan: Any, review: ReviewState) -> None:
+        """The run's items waiting for review are kept, whether or not its writes went through.
+
+        Read again and written under the memory's lock: a `reject` given while the run worked
+        stands (the run's copy of the queue is older than it)."""
+        from dream.fsio import MemoryLock
         from dream.gates import Outcome
         from dream.review import proposal_to_json
+
+        with MemoryLock(self.memory_paths(target)):
+            fresh = self.state.review(target.memory_dir)
+            fresh.pending = {
+                d.proposal.id: proposal_to_json(d.proposal, d.why)
+                for d in plan.decisions
+                if d.outcome == Outcome.PENDING and d.proposal.id not in fresh.rejected
+            }
+            self.state.save_review(target.memory_dir, fresh)
+
+    def _save_state(self, target: Target, plan: Any, review: ReviewState, after: Memory) -> None:
         from dream.verify import entry_key_hashes
 
-        pending = {
-            d.proposal.id: proposal_to_json(d.proposal, d.why)
-            for d in plan.decisions
-            if d.outcome == Outcome.PENDING
-        }
-        review.pending = pending
-        self.state.save_review(target.memory_dir, review)
+        self._keep_pending(target, plan, review)
         cwd = target.cwd or self._recorded_cwd(target.memory_dir)
         self.state.save_entry_ledger(target.memory_dir, EntryLedger(entry_key_hashes(after), cwd))
 
@@ -535,16 +560,21 @@ class Session:
         return self.run(approved=set(ids))
 
     def reject(self, ids: list[str]) -> RejectResult:
+        from dream.fsio import MemoryLock
+
         done = 0
         for target in self.memory_targets():
-            review = self.state.review(target.memory_dir)
-            hit = [i for i in ids if i in review.pending]
-            if not hit:
+            if not any(i in self.state.review(target.memory_dir).pending for i in ids):
                 continue
-            for pid in hit:
-                review.pending.pop(pid)
-                review.rejected.add(pid)
-            self.state.save_review(target.memory_dir, review)
+            # Under the memory's lock: a run working on this memory dir saves its queue after it
+            # (and keeps this rejection), never over it.
+            with MemoryLock(self.memory_paths(target)):
+                review = self.state.review(target.memory_dir)
+                hit = [i for i in ids if i in review.pending]
+                for pid in hit:
+                    review.pending.pop(pid)
+                    review.rejected.add(pid)
+                self.state.save_review(target.memory_dir, review)
             done += len(hit)
         if done < len(set(ids)):
             raise UsageError("some ids are not pending (see `dream review`)")
@@ -663,6 +693,8 @@ def _fill(report: TargetReport, plan: Any) -> None:
         "left_pending_over_cap": over_cap,
         "waiting_unlisted": over_queue,
         "dropped_not_durable": not_durable,
+        "pruned": len(plan.index.pruned) if plan.index else 0,
+        "stale_waiting_over_cap": plan.prune_waiting,
     }
 
 

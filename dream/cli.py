@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 GC_THRESHOLDS = (100_000, 50, 100)
-_COMMON = ("claude_dir", "memory_type", "project", "dry_run", "as_json", "since")
+_COMMON = ("claude_dir", "memory_type", "project", "dry_run", "as_json", "since", "verbose")
 
 
 def common_options(func: F) -> F:
@@ -46,6 +46,9 @@ def common_options(func: F) -> F:
         ),
         click.option("--json", "as_json", is_flag=True, default=None, help="Machine-readable output."),
         click.option("--since", help="Window: a number of days or a date YYYY-MM-DD (default 7 days)."),
+        click.option(
+            "--verbose", "-v", is_flag=True, default=None, help="Every memory dir's whole report (text output)."
+        ),
     ]
     for option in reversed(options):
         func = option(func)
@@ -109,7 +112,7 @@ def _emit(result: Any, settings: dict[str, Any]) -> int:
     """Print a command's typed result (text or JSON) and return its exit code."""
     from dream.render import render
 
-    out = render(result, as_json=bool(settings.get("as_json")))
+    out = render(result, as_json=bool(settings.get("as_json")), verbose=bool(settings.get("verbose")))
     if out.stdout:  # one write: thousands of echo calls cost a tenth of a warm run
         click.echo(out.stdout)
     if out.stderr:

@@ -68,6 +68,8 @@ class Plan:
     review_max: int = 0
     # Whole blocks of a curated MEMORY.md moved, as written, into CONTINUED (over the load limits).
     moved_sections: int = 0
+    # Stale entries left for a later run: this one reached its cap on changes.
+    prune_waiting: int = 0
 
     def outcome(self, outcome: str) -> list[Decision]:
         return [d for d in self.decisions if d.outcome == outcome]
@@ -167,7 +169,11 @@ def build_plan(
     migrated = [] if curated else migrate_inline_content(memory, edits, today)
     # An entry that any proposal of this run refers to, applied or pending, is not stale.
     targeted = {id(d.proposal.target) for d in plan.decisions if d.proposal.target is not None}
-    pruned = prune_stale(memory, edits, target, config, today, targeted)
+    # Prune is a change like any other: inside the run's cap (what is left waits for a later run).
+    applied = sum(1 for d in plan.decisions if d.outcome == Outcome.APPLIED)
+    pruned, plan.prune_waiting = prune_stale(
+        memory, edits, target, config, today, targeted, limit=config.max_changes - applied
+    )
     if prune_missing_project and target.missing:
         pruned += archive_all(memory, edits, "project folder and transcripts no longer exist")
     plan.index = build_index(memory, final_entries(memory, edits), today, edits.deleted)

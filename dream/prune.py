@@ -22,11 +22,19 @@ if TYPE_CHECKING:
 
 
 def prune_stale(
-    memory: Memory, edits: Edits, target: Target, config: Config, today: date, targeted: set[int]
-) -> list[str]:
-    """Archive entries older than the stale age that nothing in the window's sessions mentions."""
+    memory: Memory,
+    edits: Edits,
+    target: Target,
+    config: Config,
+    today: date,
+    targeted: set[int],
+    limit: int | None = None,
+) -> tuple[list[str], int]:
+    """Archive entries older than the stale age that nothing in the window's sessions mentions,
+    the oldest first and at most `limit` of them (the run's cap on changes, less what it already
+    changes); returns the texts archived and how many stale entries wait for a later run."""
     if not target.digests:
-        return []  # no sessions in the window: silence is no evidence that anything went stale
+        return [], 0  # no sessions in the window: silence is no evidence that anything went stale
     cutoff = (today - timedelta(days=config.stale_days)).isoformat()
     # What the window's sessions said counts as a reference, the signals' sentences included.
     # The digests keep hashes of the terms, never the words (see digest.term_hash).
@@ -34,7 +42,7 @@ def prune_stale(
 
     window_terms = {h for d in target.digests for h in d.terms.split()}
     window_terms |= term_hashes(content_terms(" ".join(s.text for s in target.signals)))
-    pruned = []
+    stale = []
     archive_rel = memory.rel(memory.paths.archive)
     for entry in memory.entries:
         if entry.native or entry.file == archive_rel or is_pinned(entry, config.pinned):
@@ -47,13 +55,18 @@ def prune_stale(
             continue  # this run already changed it
         if id(entry) in targeted or not window_terms.isdisjoint(term_hashes(memory.statement(entry).terms)):
             continue
+        stale.append(entry)
+    stale.sort(key=lambda e: e.updated or e.date or "")
+    allowed = len(stale) if limit is None else max(0, limit)
+    pruned = []
+    for entry in stale[:allowed]:
         edits.editor(entry.file).remove(entry)
         edits.archive(
             entry,
             f"stale: older than {config.stale_days} days and not mentioned since {target.digests and cutoff}",
         )
         pruned.append(entry.text)
-    return pruned
+    return pruned, len(stale) - len(pruned)
 
 
 def archive_all(memory: Memory, edits: Edits, reason: str) -> list[str]:

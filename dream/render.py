@@ -32,8 +32,11 @@ class Rendered:
     stderr: str = ""  # diagnostics: what was read, what failed
 
 
-def render(result: Any, as_json: bool = False) -> Rendered:
-    """The text (or JSON) of a command's result."""
+def render(result: Any, as_json: bool = False, verbose: bool = False) -> Rendered:
+    """The text (or JSON) of a command's result. `verbose`: a run's whole detail for every memory
+    dir (without it, a dir the run did not change is one line, and long lists are cut)."""
+    if isinstance(result, RunResult):
+        return Rendered(render_run(result, as_json, verbose))
     return _render(result, as_json)
 
 
@@ -44,11 +47,6 @@ def _render(result: Any, as_json: bool) -> Rendered:
 
 def _json(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2)
-
-
-@_render.register
-def _(result: RunResult, as_json: bool) -> Rendered:
-    return Rendered(render_run(result, as_json))
 
 
 @_render.register
@@ -85,8 +83,12 @@ def _(result: PlanResult, as_json: bool) -> Rendered:
 
 
 def _one_line(text: str, limit: int) -> str:
+    """The text on one line, cut at a word boundary with "…" when it is longer than `limit`."""
     flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: limit - 1]
+    return (cut.rsplit(" ", 1)[0] if " " in cut[limit // 2 :] else cut).rstrip(",;:") + "…"
 
 
 @_render.register
@@ -236,7 +238,7 @@ def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def render_run(result: RunResult, as_json: bool = False) -> str:
+def render_run(result: RunResult, as_json: bool = False, verbose: bool = False) -> str:
     if as_json:
         return json.dumps(result.to_json(), ensure_ascii=False, indent=2)
     out: list[str] = []
@@ -274,14 +276,55 @@ def render_run(result: RunResult, as_json: bool = False) -> str:
     if not result.targets:
         out.append("no memory to consolidate in this window")
     for target in result.targets:
-        out.extend(_render_target(target, result.dry_run))
+        quiet = not verbose and not result.dry_run and _untouched(target)
+        out.extend(_render_quiet(target) if quiet else _render_target(target, result.dry_run, verbose))
     out += _render_decisions(result.unplaced)
     for failure in result.failures[: defaults.REPORT_MAX_FAILURES]:
         out.append(f"failure: {failure}")
+    out += [""] + _render_summary(result)
     return "\n".join(out)
 
 
-def _render_target(target: TargetReport, dry_run: bool) -> list[str]:
+def _untouched(target: TargetReport) -> bool:
+    """Nothing written, waiting, failed or worth a word (a file left unparsed, a secret, control
+    text, a decision): one line says it."""
+    notable = target.unparsed or target.unsafe or target.redactions or target.decisions or target.demoted
+    return target.status == "ok" and not target.written and not target.counts()["pending"] and not notable
+
+
+def _render_quiet(target: TargetReport) -> list[str]:
+    return [f"== {target.key}: unchanged ({target.sessions} sessions, {target.signals} signals)"]
+
+
+_NEXT_STEP = {
+    "busy": "another run, or Claude Code's own auto-dream, holds it: run dream again when it has finished",
+    "verification-failed": "memory was put back as it was; `dream orient` and `dream verify` show what is "
+    "wrong, then run dream again",
+    "failed": "memory was left as it was; fix what the failure names, then run dream again",
+}
+
+
+def _render_summary(result: RunResult) -> list[str]:
+    """The run's last lines: how each memory dir ended, what waits, what to do about a failure."""
+    ok = [t for t in result.targets if t.status == "ok"]
+    changed = sum(1 for t in ok if t.written)
+    failed = [t for t in result.targets if t.status != "ok"]
+    waiting = sum(t.counts()["pending"] for t in result.targets)
+    verb = "would change" if result.dry_run else "changed"
+    out = [
+        f"summary: {_count(len(result.targets), 'memory dir', 'memory dirs')}: {len(ok)} ok "
+        f"({changed} {verb}, {len(ok) - changed} unchanged), {len(failed)} failed; "
+        f"{_count(waiting, 'item waits', 'items wait')} for review"
+        + (" (`dream review`)" if waiting else "")
+    ]
+    for target in failed:
+        reason = target.failures[0] if target.failures else str(target.status)
+        out.append(f"failed: {target.key} [{target.status}]: {reason[:200]}")
+        out.append(f"  next: {_NEXT_STEP.get(str(target.status), _NEXT_STEP['failed'])}")
+    return out
+
+
+def _render_target(target: TargetReport, dry_run: bool, verbose: bool = False) -> list[str]:
     counts = target.counts()
     out = ["", f"== {target.key}  ({target.memory_type}: {target.memory_dir})  [{target.status}]"]
     out.append(
@@ -291,7 +334,7 @@ def _render_target(target: TargetReport, dry_run: bool) -> list[str]:
         f"pending review {counts['pending']}, refused {counts['refused']}"
     )
     out += _render_decisions(target.decisions, target.remapped)
-    out += _render_proposals(target) + _render_refusals(target) + _render_notes(target)
+    out += _render_proposals(target, verbose) + _render_refusals(target, verbose) + _render_notes(target)
     for check in target.checks:
         if not check["ok"]:
             out.append(f"VERIFY FAILED {check['name']}: {check['detail']}")
@@ -320,32 +363,37 @@ def _render_decisions(decisions: list[dict[str, Any]], remapped: bool = False) -
     return out
 
 
-def _render_proposals(target: TargetReport) -> list[str]:
+def _render_proposals(target: TargetReport, verbose: bool = False) -> list[str]:
     if not target.proposals:
         return []
     out = ["proposals:"]
-    for p in target.proposals[: defaults.REPORT_MAX_PROPOSALS]:
+    shown = target.proposals if verbose else target.proposals[: defaults.REPORT_MAX_PROPOSALS]
+    for p in shown:
         by = f"  by: {p['by']}" if p.get("by") else ""
         out.append(f"  [{p['outcome']}] {p['id']} {p['action']} {p['file']}: {p['text'][:100]}{by}")
         if p["outcome"] != "applied":
             out.append(f"      why: {p['why']}")
-    if len(target.proposals) > defaults.REPORT_MAX_PROPOSALS:
-        out.append(f"  … and {len(target.proposals) - defaults.REPORT_MAX_PROPOSALS} more")
+    if len(target.proposals) > len(shown):
+        out.append(f"  … and {len(target.proposals) - len(shown)} more (--verbose lists them)")
     return out
 
 
-def _render_refusals(target: TargetReport) -> list[str]:
+def _render_refusals(target: TargetReport, verbose: bool = False) -> list[str]:
     if not target.refusals:
         return []
     reasons = Counter(r["reason"] for r in target.refusals)
     out = ["refused: " + ", ".join(f"{n} {reason}" for reason, n in sorted(reasons.items()))]
-    for r in target.refusals[: defaults.REPORT_MAX_REFUSALS]:
-        out.append(
-            f"  {r['reason']}: {r['text'][:80]}" + (f" ({r['detail'][:80]})" if r.get("detail") else "")
-        )
-    if len(target.refusals) > defaults.REPORT_MAX_REFUSALS:
-        out.append(f"  … and {len(target.refusals) - defaults.REPORT_MAX_REFUSALS} more")
+    # A few by default; --verbose (or --json) lists each.
+    shown = target.refusals if verbose else target.refusals[:_QUIET_REFUSALS]
+    for r in shown:
+        detail = f" ({_one_line(r['detail'], 80)})" if r.get("detail") else ""
+        out.append(f"  {r['reason']}: {_one_line(r['text'], 80)}{detail}")
+    if len(target.refusals) > len(shown):
+        out.append(f"  … and {len(target.refusals) - len(shown)} more (--verbose lists them)")
     return out
+
+
+_QUIET_REFUSALS = 5
 
 
 def _render_notes(target: TargetReport) -> list[str]:
@@ -360,14 +408,18 @@ def _render_notes(target: TargetReport) -> list[str]:
             "held as unsafe (text that tries to instruct the agent): " + ", ".join(sorted(set(target.unsafe)))
         )
     out += [
-        f"archived: {item['text'][:80]}  — {item['reason'][:80]}"
+        f"archived: {_one_line(item['text'], 80)}  — {_one_line(item['reason'], 80)}"
         for item in target.archived[: defaults.REPORT_MAX_PROPOSALS]
     ]
+    if len(target.archived) > defaults.REPORT_MAX_PROPOSALS:
+        out.append(f"  … and {len(target.archived) - defaults.REPORT_MAX_PROPOSALS} more archived")
     if target.budget:
         b = target.budget
         out.append(
             f"budget: {b['applied']} of at most {b['cap']} changes applied; "
             f"{b['left_pending_over_cap']} left pending over the cap"
+            + (f"; {b['pruned']} stale entries archived" if b.get("pruned") else "")
+            + (f", {b['stale_waiting_over_cap']} more wait for a later run" if b.get("stale_waiting_over_cap") else "")
         )
         if b.get("waiting_unlisted") or b.get("dropped_not_durable"):
             out.append(

@@ -270,3 +270,102 @@ def test_lines_appended_while_a_run_writes_are_never_lost(tmp_path: Path) -> Non
     found = sum(1 for line in text.split("\n") if "by another writer" in line)
     assert appended > 300
     assert found == appended, f"{appended - found} of {appended} appended lines lost"
+
+
+# -- a run that fails must not fail forever -------------------------------------------------------
+
+
+def test_a_failed_run_keeps_its_items_waiting_for_review(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import dream.apply
+    import dream.verify
+
+    claude = tmp_path / ".claude"
+    cwd = "/home/dev/failing"
+    token = "ghp_" + "Q7w" * 12
+    at = now() - timedelta(hours=1)
+    write_session(claude, cwd, [Turn(f"From now on the deploy token is {token}, use it for releases.", at)])
+    monkeypatch.setattr(
+        dream.apply, "verify_memory", lambda *a, **k: [dream.verify.Check("forced", False, "x")]
+    )
+    result = Session.open(claude_dir=claude).run()
+    assert result.exit_code == 4
+    waiting = Session.open(claude_dir=claude).review_items().items
+    assert waiting and all(token not in str(item.proposal) for item in waiting)
+
+
+def test_a_reject_given_while_a_run_works_stands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    claude = tmp_path / ".claude"
+    cwd = "/home/dev/rejecting"
+    at = now() - timedelta(hours=1)
+    token = "ghp_" + "Z9x" * 12
+    write_session(claude, cwd, [Turn(f"From now on the deploy token is {token}, use it for releases.", at)])
+    assert Session.open(claude_dir=claude).run().exit_code == 0
+    (item,) = Session.open(claude_dir=claude).review_items().items
+    pid = item.proposal["id"]
+    real = Session._keep_pending
+
+    def reject_meanwhile(self: Session, target: object, plan: object, review: object) -> None:
+        # The person rejects the item after this run read the queue and before it saves it.
+        Session.open(claude_dir=claude).reject([pid])
+        real(self, target, plan, review)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Session, "_keep_pending", reject_meanwhile)
+    assert Session.open(claude_dir=claude).run().exit_code == 0
+    monkeypatch.undo()
+    assert Session.open(claude_dir=claude).review_items().items == []
+
+
+def test_the_run_ends_with_a_summary_that_names_what_failed_and_what_to_do() -> None:
+    from dream.errors import TargetStatus
+    from dream.render import render
+    from dream.report import RunResult, TargetReport
+
+    skipped = dict.fromkeys(("malformed", "oversized", "invalid_utf8", "truncated_last_line"), 0)
+    read = {"files": 3, "user_messages": 9, "skipped": skipped, "unreadable": []}
+    digests = {"built": 3, "reused": 0, "dropped": 0}
+    result = RunResult("r1", "2026-12-01T00:00:00", False, "2026-11-24", read, digests)
+    quiet = TargetReport("-quiet", "/m/quiet", "native", sessions=1, signals=2)
+    quiet.refusals = [{"reason": "duplicate", "text": f"said again {n}", "detail": ""} for n in range(30)]
+    changed = TargetReport("-changed", "/m/changed", "native", sessions=2, signals=3, written=["facts.md"])
+    row = {"file": "facts.md", "why": "", "by": "host", "action": "add"}
+    changed.proposals = [
+        {**row, "id": "p1", "text": "Use pnpm.", "outcome": "applied"},
+        {**row, "id": "p2", "text": "The key is [REDACTED:aws].", "outcome": "pending", "why": "a secret"},
+    ]
+    broken = TargetReport("-broken", "/m/broken", "native", sessions=1, signals=1)
+    broken.status, broken.failures = TargetStatus.VERIFICATION_FAILED, ["verification failed: no-duplicates"]
+    result.targets = [quiet, changed, broken]
+    text = render(result).stdout
+    lines = text.splitlines()
+    summary = "summary: 3 memory dirs: 2 ok (1 changed, 1 unchanged), 1 failed; 1 item waits for review"
+    assert lines[-3] == summary + " (`dream review`)"
+    assert lines[-2].startswith("failed: -broken [verification-failed]: verification failed")
+    assert lines[-1].startswith("  next: memory was put back as it was")
+    assert "== -quiet: unchanged (1 sessions, 2 signals)" in lines
+    assert "said again 29" not in text
+    verbose = render(result, verbose=True).stdout
+    assert "said again 29" in verbose and "== -quiet  (native" in verbose
+    data = render(result, as_json=True).stdout
+    assert "said again" in data  # JSON stays complete (bounded only by the report's own caps)
+
+
+def test_a_mistyped_claude_dir_or_project_is_an_error(tmp_path: Path) -> None:
+    from dream.errors import DreamError, ExitCode
+
+    with pytest.raises(DreamError, match="does not exist") as missing:
+        Session.open(claude_dir=tmp_path / "no-such-claude")
+    assert missing.value.exit_code == ExitCode.ERROR
+    (tmp_path / ".claude").mkdir()
+    with pytest.raises(DreamError, match=r"project folder .* does not exist"):
+        Session.open(claude_dir=tmp_path / ".claude", project=tmp_path / "no-such-project")
+
+
+@pytest.mark.slow
+def test_a_mistyped_claude_dir_exits_1_from_the_command_line(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "dream", "--claude-dir", str(tmp_path / "nope"), "run"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1 and "does not exist" in done.stderr and not done.stdout

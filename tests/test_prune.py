@@ -62,7 +62,7 @@ def test_prune_stale(tmp_path: Path, line: str, said: str, pruned: bool) -> None
     memory = load_memory(memory_paths(memory_dir, "native"), "native")
     target = Target("-x", memory_dir, "native", digests=[_digest(said)])
     edits = Edits(memory, TODAY)
-    gone = prune_stale(memory, edits, target, Config(stale_days=90), TODAY, set())
+    gone, _ = prune_stale(memory, edits, target, Config(stale_days=90), TODAY, set())
     assert bool(gone) is pruned
     assert bool(edits.archived) is pruned
     if pruned:
@@ -75,7 +75,7 @@ def test_no_sessions_in_the_window_prunes_nothing(tmp_path: Path) -> None:
     (memory_dir / "facts.md").write_text(f"# Facts\n\n- [{_day(400)}] A very old fact.\n", encoding="utf-8")
     memory = load_memory(memory_paths(memory_dir, "native"), "native")
     target = Target("-x", memory_dir, "native")
-    assert prune_stale(memory, Edits(memory, TODAY), target, Config(), TODAY, set()) == []
+    assert prune_stale(memory, Edits(memory, TODAY), target, Config(), TODAY, set()) == ([], 0)
 
 
 def test_an_entry_a_proposal_of_this_run_targets_is_not_stale(tmp_path: Path) -> None:
@@ -85,4 +85,18 @@ def test_an_entry_a_proposal_of_this_run_targets_is_not_stale(tmp_path: Path) ->
     memory = load_memory(memory_paths(memory_dir, "native"), "native")
     target = Target("-x", memory_dir, "native", digests=[_digest("something else entirely")])
     targeted = {id(memory.entries[0])}
-    assert prune_stale(memory, Edits(memory, TODAY), target, Config(), TODAY, targeted) == []
+    assert prune_stale(memory, Edits(memory, TODAY), target, Config(), TODAY, targeted) == ([], 0)
+
+
+def test_prune_stays_inside_the_cap_oldest_first(tmp_path: Path) -> None:
+    memory_dir = tmp_path / "memory"
+    memory_dir.mkdir()
+    lines = [f"- [{_day(100 + n)}] Old fact number {n} about the zq{n} service." for n in range(300)]
+    (memory_dir / "facts.md").write_text("# Facts\n\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    memory = load_memory(memory_paths(memory_dir, "native"), "native")
+    target = Target("-x", memory_dir, "native", digests=[_digest("fix the login page")])
+    edits = Edits(memory, TODAY)
+    gone, waiting = prune_stale(memory, edits, target, Config(), TODAY, set(), limit=50)
+    assert len(gone) == 50 and waiting == 250
+    # The oldest go first.
+    assert gone[0] == "Old fact number 299 about the zq299 service."

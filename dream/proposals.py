@@ -21,6 +21,7 @@ from dream.gates import replacement_holds, signal_holds
 from dream.matching import TermIndex, is_duplicate, is_sibling, similarity, specific_terms
 from dream.memory import Entry, Memory, normalise_key
 from dream.signals import Signal
+from dream.transcripts import DAILY_LOG_SESSION
 from dream.statement import Statement, analyse
 from dream.topics import TOPIC_FILES
 
@@ -98,6 +99,10 @@ def tidy_entry_text(text: str) -> str:
 
 
 def source_label(signal: Signal) -> str:
+    if signal.session_id.startswith(DAILY_LOG_SESSION):
+        # An OpenClaw daily log: its date and line, not a session id cut to eight characters.
+        line = signal.uuid.rsplit(":", 1)[-1]
+        return f"daily log {signal.session_id[len(DAILY_LOG_SESSION) :]} line {line}"
     return f"session {signal.timestamp[:10]} {signal.session_id[:8]} msg {signal.uuid[:8]}".rstrip()
 
 

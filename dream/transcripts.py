@@ -622,13 +622,45 @@ def read_openclaw_session(
 _DAILY_LOG_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
 # The agent writes daily logs in the third person ("<name> corrected me: use uv"). What follows
 # such a lead-in is the person's statement; lines without one are the agent's own notes.
+# The session id a daily log's statements carry (`log-YYYY-MM-DD`).
+DAILY_LOG_SESSION = "log-"
 _REPORTED_SPEECH = re.compile(
     r"^\s*(?:[-*]\s+)?(?:\*\*)?(?:\d{1,2}:\d{2}\s*[-–—]?\s*)?"
     r"(?P<who>[A-Z][\w.'-]*(?:\s[A-Z][\w.'-]*)?|[Tt]he user|[Uu]ser)\s+"
-    r"(?:said|says|told me|asked me to|asked that|corrected me|wants|prefers|decided|noted|"
+    r"(?P<verb>said|says|told me|asked me to|asked that|corrected me|wants|prefers|decided|noted|"
     r"mentioned|reminded me|insisted|confirmed|explained|clarified)"
-    r"(?:\s+(?:that|to))?\s*[:,-]?\s*(?P<said>.+)$"
+    r"(?:\s+(?:that|to)(?=\s))?\s*[:,-]?\s*(?P<said>.+)$"
 )
+
+
+# A decision noted as such ("Decision today: we moved the bot to the cheaper tier; Sam agreed.").
+_DECISION_NOTE = re.compile(
+    r"^\s*(?:[-*]\s+)?(?:\*\*)?(?:Decision|Decided|Agreed)(?:s)?(?:\s+(?:today|made))?(?:\*\*)?\s*[:—–-]\s*"
+    r"(?:\*\*)?\s*(?P<said>.+)$",
+    re.IGNORECASE,
+)
+# What the person wants of the agent, in the agent's words: "prefers that I post…", "wants me to…".
+_OF_THE_AGENT = re.compile(r"^(?:that\s+)?(?:I|me to)\s+(?P<rest>.+)$")
+
+
+def _log_statement(text: str) -> str | None:
+    """The person's statement in one daily-log line, or None. An agent note of what the person wants
+    of it ("Sam prefers that I post updates in #ops") is their rule for the agent ("Post updates in
+    #ops"), never the agent's own "I post…"."""
+    match = _REPORTED_SPEECH.match(text)
+    if match:
+        said = match["said"].strip()
+        wants = _OF_THE_AGENT.match(said) if match["verb"] in _WANTS else None
+        if wants:
+            said = wants["rest"][:1].upper() + wants["rest"][1:]
+        elif said.startswith(("I ", "I'")):
+            return None  # the agent speaking of itself
+        return said
+    decision = _DECISION_NOTE.match(text)
+    return decision["said"].strip() if decision else None
+
+
+_WANTS = frozenset({"wants", "prefers", "asked me to", "asked that"})
 
 
 def daily_log_date(path: Path) -> date | None:
@@ -659,11 +691,11 @@ def read_daily_log(path: Path, stats: ReadStats, since: datetime | None = None) 
     for number, raw in enumerate(content.splitlines(), start=1):
         stats.lines += 1
         text = raw.strip()
-        match = _REPORTED_SPEECH.match(text)
-        if not match:
+        statement = _log_statement(text)
+        if statement is None:
             continue
-        said = person_text(match["said"].strip().strip('"“”').rstrip("*").strip(), stats.excluded)
+        said = person_text(statement.strip('"“”').rstrip("*").strip(), stats.excluded)
         if not said:
             continue
         stats.user_messages += 1
-        yield UserMessage(f"log-{day.isoformat()}", f"{path.name}:{number}", stamp, None, said)
+        yield UserMessage(f"{DAILY_LOG_SESSION}{day.isoformat()}", f"{path.name}:{number}", stamp, None, said)

@@ -17,6 +17,9 @@ What it touches, and nothing else:
   as it is;
 - with --claude-md: `<claude>/CLAUDE.md` gets CLAUDE.md.snippet between markers, once.
 
+--dry-run prints the diff of settings.json (and CLAUDE.md) and the list of the other files it would
+write or remove, with their sizes (never their contents), and writes nothing.
+
 Running it again changes nothing. --uninstall removes exactly what it added; when settings.json has
 not been changed by anyone else meanwhile, it gets back its original bytes. dream's own state (the
 memory, `<claude>/dream/`, `<claude>/.dream-pending`) is left alone. Standard library only.
@@ -357,17 +360,52 @@ class Plan:
             self.removals[path] = read_bytes(path) if os.path.isfile(path) else None
 
     prune_dirs: list[str] = field(default_factory=list)  # removed after apply() when empty
+    restoring: bool = False  # an uninstall: its writes put back the files install replaced
+    replacing: set[str] = field(default_factory=set)  # someone else's files install replaces (and keeps)
 
     @property
     def empty(self) -> bool:
         return not self.writes and not self.removals
 
-    def diff(self) -> str:
+    def shared(self) -> list[str]:
+        """The person's own files that install merges into (settings.json, CLAUDE.md): a dry run
+        shows them as a diff. Every other file is dream's own and is listed, never printed."""
+        return [self.layout.settings, self.layout.claude_md]
+
+    def preview(self) -> str:
+        """What a dry run prints: the diff of each shared file, then dream's own files by path and size
+        (never their contents: the hooks' source is hundreds of lines nobody reviews in a diff)."""
         out: list[str] = []
-        for path, (old, new, _mode) in self.writes.items():
-            out.extend(_diff(path, old, new))
-        for path, old in self.removals.items():
-            out.extend(_diff(path, old, None))
+        shared = self.shared()
+        for path in shared:
+            if path in self.writes:
+                old, new, _mode = self.writes[path]
+                out.extend(_diff(path, old, new))
+            elif path in self.removals:
+                out.extend(_diff(path, self.removals[path], None))
+        own = [(path, old, new, mode) for path, (old, new, mode) in self.writes.items() if path not in shared]
+        removed = [(path, old) for path, old in self.removals.items() if path not in shared]
+        width = max(
+            [len(_size(new)) for _p, _o, new, _m in own] + [len(_size(old)) for _p, old in removed] + [0]
+        )
+        if own:
+            out.append(
+                "files it would put back as they were before install (contents not shown):\n"
+                if self.restoring
+                else "files it would write (dream's own; contents not shown):\n"
+            )
+            for path, old, new, mode in own:
+                what = "new" if old is None else "restore" if self.restoring else "update"
+                notes = ["executable"] if mode & 0o111 else []
+                if path in self.replacing:
+                    what = "replace"
+                    notes.append("the file there is kept for --uninstall")
+                suffix = f" ({'; '.join(notes)})" if notes else ""
+                out.append(f"  {what:<8} {_size(new):>{width}}  {path}{suffix}\n")
+        if removed:
+            out.append("files it would remove:\n")
+            for path, old in removed:
+                out.append(f"  {'remove':<8} {_size(old):>{width}}  {path}\n")
         return "".join(out)
 
     def apply(self) -> None:
@@ -379,6 +417,10 @@ class Plan:
         for path in self.removals:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(path)
+
+
+def _size(data: bytes | None) -> str:
+    return "?" if data is None else f"{len(data):,} bytes"
 
 
 def _diff(path: str, old: bytes | None, new: bytes | None) -> list[str]:
@@ -460,6 +502,7 @@ def plan_install(layout: Layout, cli_python: str, hook_python: str, claude_md: b
             # Someone else's file in our place (an older dream skill, say): kept in the manifest
             # so --uninstall can put it back.
             previous[path] = old.decode("utf-8", "surrogateescape")
+            plan.replacing.add(path)
         plan.write(path, data, mode)
 
     # The manifest: what --uninstall needs. Written once; later runs keep its first-install facts.
@@ -501,7 +544,7 @@ def plan_install(layout: Layout, cli_python: str, hook_python: str, claude_md: b
 
 
 def plan_uninstall(layout: Layout) -> Plan:
-    plan = Plan(layout)
+    plan = Plan(layout, restoring=True)
     manifest = read_manifest(layout) or {}
 
     raw = read_bytes(layout.settings)
@@ -610,7 +653,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--claude-dir", help="Claude config dir (default $CLAUDE_CONFIG_DIR or ~/.claude)")
     parser.add_argument("--uninstall", action="store_true", help="remove exactly what install added")
-    parser.add_argument("--dry-run", action="store_true", help="print the changes as a diff; write nothing")
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the settings.json (and CLAUDE.md) diff and the files it would write; write nothing",
+    )
     parser.add_argument(
         "--claude-md", action="store_true", help="also add CLAUDE.md.snippet to <claude>/CLAUDE.md"
     )
@@ -630,9 +677,11 @@ def main(argv: list[str] | None = None) -> int:
 
     action = "uninstall" if args.uninstall else "install"
     if args.dry_run:
-        diff = plan.diff()
-        sys.stdout.write(diff if diff else f"Nothing to {action} in {layout.claude_dir}: already done.\n")
-        if diff:
+        preview = plan.preview()
+        sys.stdout.write(
+            preview if preview else f"Nothing to {action} in {layout.claude_dir}: already done.\n"
+        )
+        if preview:
             print(f"(dry run: nothing was written in {layout.claude_dir})")
         return 0
 

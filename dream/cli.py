@@ -47,7 +47,11 @@ def common_options(func: F) -> F:
         click.option("--json", "as_json", is_flag=True, default=None, help="Machine-readable output."),
         click.option("--since", help="Window: a number of days or a date YYYY-MM-DD (default 7 days)."),
         click.option(
-            "--verbose", "-v", is_flag=True, default=None, help="Every memory dir's whole report (text output)."
+            "--verbose",
+            "-v",
+            is_flag=True,
+            default=None,
+            help="Every memory dir's whole report (text output).",
         ),
     ]
     for option in reversed(options):

@@ -21,9 +21,9 @@ from dream.gates import replacement_holds, signal_holds
 from dream.matching import TermIndex, is_duplicate, is_sibling, similarity, specific_terms
 from dream.memory import Entry, Memory, normalise_key
 from dream.signals import Signal
-from dream.transcripts import DAILY_LOG_SESSION
 from dream.statement import Statement, analyse
 from dream.topics import TOPIC_FILES
+from dream.transcripts import DAILY_LOG_SESSION
 
 
 @dataclass(eq=False)  # identity: two proposals with equal fields are still two proposals

@@ -281,7 +281,7 @@ def render_run(result: RunResult, as_json: bool = False, verbose: bool = False) 
     out += _render_decisions(result.unplaced)
     for failure in result.failures[: defaults.REPORT_MAX_FAILURES]:
         out.append(f"failure: {failure}")
-    out += [""] + _render_summary(result)
+    out += ["", *_render_summary(result)]
     return "\n".join(out)
 
 
@@ -307,15 +307,14 @@ _NEXT_STEP = {
 def _render_summary(result: RunResult) -> list[str]:
     """The run's last lines: how each memory dir ended, what waits, what to do about a failure."""
     ok = [t for t in result.targets if t.status == "ok"]
-    changed = sum(1 for t in ok if t.written)
+    changed = sum(1 for t in ok if (t.diff if result.dry_run else t.written))
     failed = [t for t in result.targets if t.status != "ok"]
     waiting = sum(t.counts()["pending"] for t in result.targets)
     verb = "would change" if result.dry_run else "changed"
     out = [
         f"summary: {_count(len(result.targets), 'memory dir', 'memory dirs')}: {len(ok)} ok "
         f"({changed} {verb}, {len(ok) - changed} unchanged), {len(failed)} failed; "
-        f"{_count(waiting, 'item waits', 'items wait')} for review"
-        + (" (`dream review`)" if waiting else "")
+        f"{_count(waiting, 'item waits', 'items wait')} for review" + (" (`dream review`)" if waiting else "")
     ]
     for target in failed:
         reason = target.failures[0] if target.failures else str(target.status)
@@ -419,7 +418,11 @@ def _render_notes(target: TargetReport) -> list[str]:
             f"budget: {b['applied']} of at most {b['cap']} changes applied; "
             f"{b['left_pending_over_cap']} left pending over the cap"
             + (f"; {b['pruned']} stale entries archived" if b.get("pruned") else "")
-            + (f", {b['stale_waiting_over_cap']} more wait for a later run" if b.get("stale_waiting_over_cap") else "")
+            + (
+                f", {b['stale_waiting_over_cap']} more wait for a later run"
+                if b.get("stale_waiting_over_cap")
+                else ""
+            )
         )
         if b.get("waiting_unlisted") or b.get("dropped_not_durable"):
             out.append(

@@ -313,10 +313,50 @@ def test_dry_run_prints_a_diff_and_writes_nothing(claude: Path, capsys: pytest.C
     out = capsys.readouterr().out
     assert f"--- a{claude}/settings.json" in out and f"+++ b{claude}/settings.json" in out
     assert "+" in out and "should-dream" in out and "SessionStart" in out
-    assert f"+++ b{claude}/skills/dream/SKILL.md" in out and f"+++ b{claude}/CLAUDE.md" in out
-    assert "dream:begin" in out
+    assert f"+++ b{claude}/CLAUDE.md" in out and "dream:begin" in out  # the person's own files: a diff
+    assert f"  {claude}/skills/dream/SKILL.md" in out  # dream's own: listed, not printed
+    assert f"+++ b{claude}/skills/dream/SKILL.md" not in out
     assert tree(claude) == before
     assert {p: p.stat().st_mtime_ns for p in claude.rglob("*")} == stamps
+
+
+def test_dry_run_lists_the_files_without_their_contents(
+    claude: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    claude.mkdir()  # a fresh Claude dir: nothing in it yet
+    assert install(claude, "--dry-run") == 0
+    out = capsys.readouterr().out
+    assert list(claude.iterdir()) == []  # wrote nothing
+    assert len(out.splitlines()) < 80
+    assert "def " not in out and "import " not in out
+
+    # Every file the real install then writes is named, with its size; settings.json, the person's
+    # own file, is the diff.
+    assert install(claude) == 0
+    capsys.readouterr()
+    written = sorted(p for p in claude.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    assert len(written) == 6  # compiled code under __pycache__ comes from the hook's warm-up
+    lines = out.splitlines()
+    for path in written:
+        if path.name == "settings.json":
+            assert f"+++ b{path}" in lines
+            continue
+        named = [
+            line
+            for line in lines
+            if line.split()[-1:] == [str(path)] or line.endswith(f"{path} (executable)")
+        ]
+        assert len(named) == 1, (path, out)
+        assert f" {path.stat().st_size:,} bytes " in named[0]
+
+    # No line of what is installed: the hooks' source, the skill.
+    sources = [REPO / "hooks" / name for name in ("should_dream.py", "should-dream", "session-start")]
+    sources.append(REPO / "skill" / "dream" / "SKILL.md")
+    shown = {line.lstrip("+").strip() for line in lines}
+    for source in sources:
+        for line in source.read_text().splitlines():
+            if len(line.strip()) >= 12:
+                assert line.strip() not in shown, (source.name, line)
 
 
 def test_dry_run_uninstall_writes_nothing(claude: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -326,6 +366,13 @@ def test_dry_run_uninstall_writes_nothing(claude: Path, capsys: pytest.CaptureFi
     assert install(claude, "--uninstall", "--dry-run") == 0
     out = capsys.readouterr().out
     assert "-" in out and "should-dream" in out
+    assert f"--- a{claude}/settings.json" in out and f"--- a{claude}/CLAUDE.md" in out
+    hooks = claude / "skills" / "dream" / "hooks"
+    assert any(
+        line.startswith("  remove ") and line.endswith(f"{hooks}/should_dream.py")
+        for line in out.splitlines()
+    )
+    assert "def " not in out and len(out.splitlines()) < 80  # the removed files are named, not printed
     assert tree(claude) == before
 
 

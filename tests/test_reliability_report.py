@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,7 @@ SCRIPT = Path(reliability_report.__file__)
 
 
 def test_the_ci_sized_report_shows_no_torn_file_lost_entry_leaked_secret_or_persisted_injection(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, report: Callable[[str], None]
 ) -> None:
     out = tmp_path / "figures.json"
     done = subprocess.run(
@@ -32,8 +33,7 @@ def test_the_ci_sized_report_shows_no_torn_file_lost_entry_leaked_secret_or_pers
         timeout=900,
         cwd=str(tmp_path),
     )
-    with capsys.disabled():
-        print("\n" + done.stdout)
+    report(done.stdout)
     assert not has_traceback(done.stderr), done.stderr[-3000:]
     figures = json.loads(out.read_text(encoding="utf-8"))
     assert figures["size"] == "CI"

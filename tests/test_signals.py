@@ -18,7 +18,7 @@ import random
 import string
 import uuid as uuidlib
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -98,10 +98,9 @@ class Score:
         )
 
 
-def report(capsys: pytest.CaptureFixture[str], text: str) -> None:
-    """Print into the test output even when pytest captures it."""
-    with capsys.disabled():
-        print(f"\n[dream signals] {text}")
+def signals_line(text: str) -> str:
+    """A figure for the `report` fixture (tests/conftest.py): shown with -v or DREAM_TEST_REPORT=1."""
+    return f"[dream signals] {text}"
 
 
 # -- the held-out set ---------------------------------------------------------------------------------
@@ -122,7 +121,7 @@ def test_heldout_set_is_disjoint_from_the_training_data() -> None:
     assert shared == [], f"{len(shared)} held-out messages are also training messages: {shared}"
 
 
-def test_heldout_detection_f1(capsys: pytest.CaptureFixture[str]) -> None:
+def test_heldout_detection_f1(report: Callable[[str], None]) -> None:
     trained = {text.strip().casefold() for name in TRAINING for text, _ in labelled(name)}
     everything, unseen = Score(), Score()
     misses = []
@@ -133,21 +132,20 @@ def test_heldout_detection_f1(capsys: pytest.CaptureFixture[str]) -> None:
             unseen.add(predicted, bool(labels))
         if predicted != bool(labels):
             misses.append(("FP" if predicted else "FN", text[:70]))
-    report(capsys, everything.line("held-out, is_signal_message"))
-    report(capsys, unseen.line("held-out minus texts also in training data"))
+    report(signals_line(everything.line("held-out, is_signal_message")))
+    report(signals_line(unseen.line("held-out minus texts also in training data")))
     assert everything.f1 >= F1_TARGET, misses
     assert unseen.f1 >= F1_TARGET, misses
 
 
-def test_detection_per_category_recall_is_reported(capsys: pytest.CaptureFixture[str]) -> None:
+def test_detection_per_category_recall_is_reported(report: Callable[[str], None]) -> None:
     per: dict[str, Score] = {c: Score() for c in CATEGORIES}
     for text, labels in labelled(HELDOUT):
         predicted = is_signal_message(text)
         for category in labels:
             per[category].add(predicted, True)
-    report(
-        capsys, "held-out recall by category: " + ", ".join(f"{c} {per[c].recall:.2f}" for c in CATEGORIES)
-    )
+    recalls = ", ".join(f"{c} {per[c].recall:.2f}" for c in CATEGORIES)
+    report(signals_line(f"held-out recall by category: {recalls}"))
     # Every category is found at all: a model that dropped one would still pass the overall F1.
     assert all(per[c].recall >= 0.8 for c in CATEGORIES), {c: per[c].recall for c in CATEGORIES}
 
@@ -327,14 +325,14 @@ def test_placed_signals_equal_the_signals_of_the_bare_messages(
 
 
 def test_placed_heldout_detection_f1(
-    placed_heldout: tuple[PlacedSet, list[Signal]], capsys: pytest.CaptureFixture[str]
+    placed_heldout: tuple[PlacedSet, list[Signal]], report: Callable[[str], None]
 ) -> None:
     placed, found = placed_heldout
     flagged = {s.uuid for s in found}
     score = Score()
     for uuid, labels in placed.labels.items():
         score.add(uuid in flagged, bool(labels))
-    report(capsys, score.line("held-out placed in 2.1.328 transcripts, via Session.signals"))
+    report(signals_line(score.line("held-out placed in 2.1.328 transcripts, via Session.signals")))
     assert score.f1 >= F1_TARGET
 
 

@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -132,7 +133,7 @@ def test_no_poison_word_anywhere_dream_wrote_or_printed(
 
 
 def test_the_persons_rules_in_the_same_sessions_are_found(
-    shapes_run: tuple[ShapesHome, Path, dict[str, object], str], capsys: pytest.CaptureFixture[str]
+    shapes_run: tuple[ShapesHome, Path, dict[str, object], str], report: Callable[[str], None]
 ) -> None:
     built, claude, _, printed = shapes_run
     memory = "\n".join(
@@ -141,12 +142,11 @@ def test_the_persons_rules_in_the_same_sessions_are_found(
     signals = printed.lower()
     found = [mark for mark in built.person_marks if mark.lower() in signals]
     in_memory = [mark for mark in built.person_marks if mark.lower() in memory]
-    with capsys.disabled():
-        print(
-            f"\nshapes home: {len(built.instances)} non-person instances; person rules found as signals "
-            f"{len(found)}/{len(built.person_marks)}, "
-            f"in memory or review {len(in_memory)}/{len(built.person_marks)}"
-        )
+    report(
+        f"shapes home: {len(built.instances)} non-person instances; person rules found as signals "
+        f"{len(found)}/{len(built.person_marks)}, "
+        f"in memory or review {len(in_memory)}/{len(built.person_marks)}"
+    )
     assert len(found) >= 0.9 * len(built.person_marks)
 
 

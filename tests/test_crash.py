@@ -111,8 +111,14 @@ def _dream(claude: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _lost(memory_dir: Path, texts: list[str]) -> list[str]:
+    """Texts that are neither an entry, nor archived, nor a line of the curated MEMORY.md (kept as
+    written, or moved whole into memory-continued.md)."""
     memory = load_memory(memory_paths(memory_dir, "native"), "native")
     keys = {e.key for e in memory.entries}
+    for name in ("MEMORY.md", "memory-continued.md"):
+        if (memory_dir / name).is_file():
+            lines = (memory_dir / name).read_text(encoding="utf-8").splitlines()
+            keys |= {normalise_key(line.lstrip("-*+ ")) for line in lines}
     archived = {normalise_key(e.text.split(" (archived:", 1)[0]) for e in memory.archived}
     return [t for t in texts if normalise_key(t) not in keys and normalise_key(t) not in archived]
 

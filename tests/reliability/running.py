@@ -196,12 +196,19 @@ def topic(title: str, entries: list[str], frontmatter: str | None = None) -> str
 
 
 def lost_entries(memory_dir: Path, before: set[str]) -> list[str]:
-    """Keys of entries in `before` that are neither an entry nor in archive.md now."""
+    """Keys of entries in `before` that are neither an entry, nor in archive.md, nor a line of the
+    person's curated MEMORY.md (which stays as written, or moves whole into memory-continued.md)."""
     from dream.layouts import memory_paths
     from dream.memory import load_memory, normalise_key
 
     memory = load_memory(memory_paths(memory_dir, "native"), "native")
     keys = {e.key for e in memory.entries}
+    for name in ("MEMORY.md", "memory-continued.md"):
+        path = memory_dir / name
+        if path.is_file():
+            keys |= {
+                normalise_key(line.lstrip("-*+ ")) for line in path.read_text("utf-8", "replace").splitlines()
+            }
     archive = memory.files.get("archive.md")
     archived = "\n".join(normalise_key(line) for line in archive.lines) if archive else ""
     return sorted(k for k in before if k not in keys and k not in archived)

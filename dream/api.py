@@ -273,6 +273,7 @@ class Session:
             missing_project=target.missing,
             sessions=len(target.digests),
             signals=len(target.signals),
+            signals_over_cap=target.over_category_cap,
             decisions=[dict(c.to_json(), project=target.key) for c in checks],
             remapped=remapped,
         )
@@ -503,7 +504,6 @@ class Session:
         read = {digest.session_id for digest in target.digests}
         seen = [sid for sid in self._seen_at_start.get(target.key, []) if sid in read]
         try:
-            target.memory_dir.mkdir(parents=True, exist_ok=True)
             trigger.write_last_dream(target.memory_dir, time.time())
         except OSError as exc:
             where = last_dream_file(target.memory_dir)
@@ -609,16 +609,22 @@ class Session:
         )
 
     def restore(self, run_id: str | None = None) -> RestoreResult:
-        from dream.fsio import MemoryLock, list_snapshots, restore_snapshot
+        """Put the memory back as it was before the last run (or before `run_id`). What is there now
+        is saved first as a snapshot of its own, so a restore can be undone (`restore <its id>`);
+        without a run id, the last *run* is meant, never a restore's own snapshot."""
+        from dream.fsio import BEFORE_RESTORE, MemoryLock, list_snapshots, restore_snapshot_undoable
 
         restored = []
         for target in self.memory_targets():
             snapshots = list_snapshots(self.state.snapshots(target.memory_dir))
+            if run_id is None:
+                snapshots = [s for s in snapshots if BEFORE_RESTORE not in s.run_id]
             chosen = next((s for s in snapshots if run_id in (None, s.run_id)), None)
             if chosen is None:
                 continue
             with MemoryLock(self.memory_paths(target)):
-                restored.append(RestoredTarget(target.key, restore_snapshot(chosen, target.memory_dir)))
+                outcome = restore_snapshot_undoable(chosen, target.memory_dir)
+            restored.append(RestoredTarget(target.key, outcome.restored, outcome.before.run_id))
         if run_id is not None and not restored:
             raise UsageError(f"no snapshot {run_id}")
         return RestoreResult(restored)

@@ -19,6 +19,7 @@ from dream.fsio import (
     atomic_write_bytes,
     discard_snapshot,
     fsync_dir,
+    make_dirs,
     read_bytes_if_exists,
     refresh_native_lock,
     release_native_lock,
@@ -105,7 +106,7 @@ def _apply_once(plan: Plan, snapshot_root: Path, run_id: str) -> ApplyResult:
                 change.path.unlink(missing_ok=True)
                 fsync_dir(change.path.parent)
             else:
-                change.path.parent.mkdir(parents=True, exist_ok=True)
+                make_dirs(change.path.parent)
                 atomic_write_bytes(change.path, change.new, mode=change.mode)
             done.append(change)
             result.written.append(change.rel)

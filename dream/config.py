@@ -44,7 +44,9 @@ _ENV_KEYS = ("DREAM_MAX_TOKENS", "DREAM_CONSOLIDATOR", "DREAM_CLAUDE_BIN")
 def read_config_file(path: Path) -> dict[str, str]:
     """KEY=VALUE lines; blank lines and `#` comments ignored; a missing file is an empty config."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        from dream.fsio import read_regular
+
+        text = read_regular(path)[0].decode("utf-8", "replace")
     except FileNotFoundError:
         return {}
     except OSError as exc:

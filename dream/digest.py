@@ -119,6 +119,9 @@ def pack_path(paths: Paths, folder: str) -> Path:
     return paths.digest_pack(folder)
 
 
+OVER_CATEGORY_CAP = "over_category_cap"
+
+
 def _cap_per_category(signals: list[Signal]) -> list[Signal]:
     """At most DIGEST_MAX_PER_CATEGORY per category: the most confident, newest on ties."""
     kept: list[Signal] = []
@@ -182,7 +185,7 @@ def build_digest(source: SessionSource, project: str, stats: ReadStats) -> Diges
         first_timestamp=stamps[0].isoformat() if stamps else None,
         last_timestamp=stamps[-1].isoformat() if stamps else None,
         message_count=len(messages),
-        signals=_cap_per_category(signals),
+        signals=(kept := _cap_per_category(signals)),
         candidates=candidates,
         terms=" ".join(hashes),
         skipped={
@@ -191,6 +194,9 @@ def build_digest(source: SessionSource, project: str, stats: ReadStats) -> Diges
             "invalid_utf8": local.invalid_utf8_lines,
             "truncated": local.truncated_last_lines,
             "tool_injections": local.tool_injections,
+            # Statements past DIGEST_MAX_PER_CATEGORY of one category in this session: counted,
+            # so the report can say they were left out (the most confident are kept).
+            OVER_CATEGORY_CAP: len(signals) - len(kept),
             **{kind.key: count for kind, count in local.excluded.items()},
         },
     )
@@ -212,20 +218,28 @@ class _Pack:
     rows: dict[str, dict[str, Any]]
     # The file existed and could be used; a corrupt or outdated one is replaced.
     valid: bool
+    # The Claude dir: a pack is as private as it is (see `fsio.private_mode_for`).
+    root: Path | None = None
 
 
 def _load_pack(paths: Paths, folder: str) -> _Pack:
+    from dream.fsio import regular_file_stat
+
     path = pack_path(paths, folder)
+    root = paths.claude_dir
     try:
+        regular_file_stat(path)  # a FIFO in its place is never opened
         data = json.loads(path.read_bytes())
     except FileNotFoundError:
-        return _Pack(path, {}, valid=True)
+        return _Pack(path, {}, valid=True, root=root)
     except (OSError, ValueError):
-        return _Pack(path, {}, valid=False)
+        return _Pack(path, {}, valid=False, root=root)
     if not isinstance(data, dict) or data.get("format") != _format_id():
-        return _Pack(path, {}, valid=False)
+        return _Pack(path, {}, valid=False, root=root)
     rows = data.get("sessions")
-    return _Pack(path, rows, valid=True) if isinstance(rows, dict) else _Pack(path, {}, valid=False)
+    if not isinstance(rows, dict):
+        return _Pack(path, {}, valid=False, root=root)
+    return _Pack(path, rows, valid=True, root=root)
 
 
 def _cached(pack: _Pack, source: SessionSource) -> Digest | None:
@@ -251,16 +265,81 @@ def get_digest(
 PARALLEL_MIN_SESSIONS = 12
 
 
+# Without DREAM_WORKERS, at most this many worker processes.
+DEFAULT_MAX_WORKERS = 4
+# How often a worker without PR_SET_PDEATHSIG looks whether its parent is still there.
+PARENT_CHECK_SECONDS = 0.25
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+# In a worker: the PID of the dream process that started it (0 in the dream process itself).
+_parent_pid = 0
+
+
+def worker_count() -> int:
+    """Worker processes for a parallel gather: `DREAM_WORKERS` when it is a positive integer, at most
+    one per CPU (1: everything in this process); else one per CPU, at most DEFAULT_MAX_WORKERS."""
+    cpus = os.cpu_count() or 1
+    raw = os.environ.get("DREAM_WORKERS", "").strip()
+    if raw.isdigit() and int(raw) > 0:
+        return min(int(raw), cpus)
+    return min(cpus, DEFAULT_MAX_WORKERS)
+
+
+def _die_with_parent() -> bool:
+    """Linux: the kernel sends this process SIGKILL when its parent dies (prctl PR_SET_PDEATHSIG).
+    False where that is not available."""
+    import ctypes
+    import signal
+
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError, TypeError):
+        return False
+    try:
+        return int(prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)) == 0
+    except (OSError, ctypes.ArgumentError):
+        return False
+
+
+def _exit_if_orphaned() -> None:
+    """In a worker: the dream process that started it is gone (SIGKILL, a crash): stop now. A
+    worker whose parent died is re-parented, so its parent PID changes."""
+    if _parent_pid and os.getppid() != _parent_pid:
+        os._exit(1)
+
+
+def _watch_parent() -> None:
+    while True:
+        time.sleep(PARENT_CHECK_SECONDS)
+        _exit_if_orphaned()
+
+
+def _init_worker(parent: int) -> None:
+    """Each worker dies with the dream process: a killed run leaves no process behind (DESIGN.md §6).
+
+    On Linux the kernel kills it (PR_SET_PDEATHSIG); elsewhere a thread in it checks the parent
+    PID; and it is checked between tasks too. A parent that died before this ran is caught by the
+    first check."""
+    global _parent_pid
+    _parent_pid = parent
+    if not _die_with_parent():
+        import threading
+
+        threading.Thread(target=_watch_parent, name="dream-parent-watch", daemon=True).start()
+    _exit_if_orphaned()
+
+
 def _build_chunk(chunk: list[SessionSource]) -> list[tuple[Digest | None, ReadStats]]:
     results = []
     for source in chunk:
+        _exit_if_orphaned()
         stats = ReadStats()
         results.append((build_digest(source, source.folder, stats), stats))
     return results
 
 
 def _build_all(to_build: list[SessionSource]) -> list[tuple[Digest | None, ReadStats]]:
-    workers = min(os.cpu_count() or 1, 4)
+    workers = worker_count()
     if len(to_build) < PARALLEL_MIN_SESSIONS or workers < 2 or not _can_fork():
         return _build_chunk(to_build)
     import multiprocessing
@@ -278,7 +357,12 @@ def _build_all(to_build: list[SessionSource]) -> list[tuple[Digest | None, ReadS
     size = max(1, min(8, len(order) // (workers * 16)))
     chunks = [[to_build[i] for i in order[at : at + size]] for at in range(0, len(order), size)]
     by_index: dict[int, tuple[Digest | None, ReadStats]] = {}
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+    with ProcessPoolExecutor(
+        workers,
+        mp_context=multiprocessing.get_context("fork"),
+        initializer=_init_worker,
+        initargs=(os.getpid(),),
+    ) as pool:
         for at, part in zip(range(0, len(order), size), pool.map(_build_chunk, chunks), strict=True):
             for offset, result in enumerate(part):
                 by_index[order[at + offset]] = result
@@ -369,26 +453,29 @@ def _rewrite_pack(
         with contextlib.suppress(FileNotFoundError):
             pack.path.unlink()
         return
-    _store(pack.path, {"format": _format_id(), "sessions": rows}, dstats)
+    _store(pack.path, {"format": _format_id(), "sessions": rows}, dstats, pack.root)
 
 
 def _can_fork() -> bool:
     # fork is cheap and shares the loaded model; where it is not available, stay in one process.
     import multiprocessing
 
-    return "fork" in multiprocessing.get_all_start_methods() and os.environ.get("DREAM_WORKERS") != "1"
+    return "fork" in multiprocessing.get_all_start_methods()
 
 
-def _store(target: Path, data: dict[str, Any], dstats: DigestStats) -> None:
+def _store(target: Path, data: dict[str, Any], dstats: DigestStats, root: Path | None) -> None:
     # Replaced atomically but not fsynced: a cache lost in a crash is rebuilt, and an fsync
-    # would cost more than parsing the sessions again.
+    # would cost more than parsing the sessions again. In a private home it is private.
     from dream.errors import DreamError
-    from dream.fsio import atomic_write_bytes
+    from dream.fsio import atomic_write_bytes, make_dirs, private_mode_for
 
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(target.parent, state_root=root)
+        mode = private_mode_for(target, state_root=root) if root is not None else None
         # ASCII with \u escapes: a lone surrogate (a cwd from a JSON escape) round-trips too.
-        atomic_write_bytes(target, json.dumps(data, separators=(",", ":")).encode("ascii"), durable=False)
+        atomic_write_bytes(
+            target, json.dumps(data, separators=(",", ":")).encode("ascii"), mode=mode, durable=False
+        )
     except OSError as exc:  # a cache that cannot be written only costs speed
         dstats.cache_errors.append(f"{target}: {exc.strerror or exc}")
     except DreamError as exc:

@@ -8,7 +8,7 @@ from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 from dream.config import Config
-from dream.digest import DigestStats, drop_orphans, get_digests, window_start_text
+from dream.digest import OVER_CATEGORY_CAP, DigestStats, drop_orphans, get_digests, window_start_text
 from dream.errors import UsageError
 from dream.layouts import layout_for
 from dream.paths import Paths
@@ -81,6 +81,7 @@ def gather(
         ]
         target.digests.append(digest)
         target.signals.extend(window_signals)
+        target.over_category_cap += int(digest.skipped.get(OVER_CATEGORY_CAP, 0))
         target.candidates.extend(c for c in digest.candidates if c.timestamp >= since_text)
 
     if write_cache:

@@ -19,6 +19,7 @@ from typing import Any
 from markdown_it import MarkdownIt
 
 from dream.entry_line import is_entry_line, parse_entry_line
+from dream.fsio import NOT_REGULAR, NotRegularFileError, read_regular
 from dream.layouts import Layout, MemoryType, layout_for
 from dream.paths import MemoryPaths
 from dream.statement import Statement, analyse
@@ -209,9 +210,13 @@ _LINK = re.compile(r"\[(?P<title>[^\]]+)\]\((?P<target>[^)\s]+)\)")
 
 
 def load_file(path: Path, name: str, kind: str) -> MemoryFile:
+    """One memory file. A FIFO, socket or device is never opened (reading a FIFO blocks forever):
+    like a file that cannot be read, it is unparsed, so it is left untouched and reported."""
     try:
-        raw = path.read_bytes()
-        info = os.stat(path)
+        raw, info = read_regular(path)
+    except NotRegularFileError:
+        error = "is a directory" if os.path.isdir(path) else NOT_REGULAR
+        return MemoryFile(path, name, "unparsed", b"", error=error)
     except IsADirectoryError:
         return MemoryFile(path, name, "unparsed", b"", error="is a directory")
     except OSError as exc:

@@ -14,7 +14,9 @@ def claude_md_rules(project_dir: Path | None) -> list[str]:
     if project_dir is None:
         return []
     try:
-        text = claude_md_file(project_dir).read_text(encoding="utf-8", errors="replace")
+        from dream.fsio import read_regular
+
+        text = read_regular(claude_md_file(project_dir))[0].decode("utf-8", "replace")
     except OSError:
         return []
     return split_sentences(text)

@@ -196,11 +196,17 @@ def _(result: RejectResult, as_json: bool) -> Rendered:
 @_render.register
 def _(result: RestoreResult, as_json: bool) -> Rendered:
     if as_json:
-        return Rendered(_json([{"project": t.project, "files": t.files} for t in result.restored]))
+        return Rendered(
+            _json([{"project": t.project, "files": t.files, "undo": t.undo} for t in result.restored])
+        )
     if not result.restored:
         return Rendered("no snapshot to restore")
     return Rendered(
-        "\n".join(f"{t.project}: restored {', '.join(t.files) or 'nothing'}" for t in result.restored)
+        "\n".join(
+            f"{t.project}: restored {', '.join(t.files) or 'nothing'}"
+            + (f" (what was there is kept: `dream restore {t.undo}` undoes this)" if t.undo else "")
+            for t in result.restored
+        )
     )
 
 
@@ -326,8 +332,14 @@ def _render_summary(result: RunResult) -> list[str]:
 def _render_target(target: TargetReport, dry_run: bool, verbose: bool = False) -> list[str]:
     counts = target.counts()
     out = ["", f"== {target.key}  ({target.memory_type}: {target.memory_dir})  [{target.status}]"]
+    over = (
+        f" ({target.signals_over_cap} more left out: over {defaults.DIGEST_MAX_PER_CATEGORY} of one "
+        "category in a session, the most confident kept)"
+        if target.signals_over_cap
+        else ""
+    )
     out.append(
-        f"sessions {target.sessions}, signals {target.signals}; "
+        f"sessions {target.sessions}, signals {target.signals}{over}; "
         f"added {counts['added']}, updated {counts['updated']}, "
         f"contradictions resolved {counts['contradictions_resolved']}, archived {counts['archived']}, "
         f"pending review {counts['pending']}, refused {counts['refused']}"

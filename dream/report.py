@@ -23,6 +23,7 @@ class TargetReport:
     memory_type: str
     sessions: int = 0
     signals: int = 0
+    signals_over_cap: int = 0  # left out: more than DIGEST_MAX_PER_CATEGORY of one category a session
     proposals: list[dict[str, Any]] = field(default_factory=list)
     refusals: list[dict[str, str]] = field(default_factory=list)
     redactions: dict[str, int] = field(default_factory=dict)

@@ -138,6 +138,7 @@ class RejectResult:
 class RestoredTarget:
     project: str
     files: list[str]
+    undo: str = ""  # the snapshot of what the restore replaced: `dream restore <undo>` undoes it
 
 
 @dataclass

@@ -87,7 +87,9 @@ class ReviewState:
 
 def load_review(path: Path) -> ReviewState:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        from dream.fsio import read_regular
+
+        data = json.loads(read_regular(path)[0].decode("utf-8"))
     except FileNotFoundError:
         return ReviewState(path)
     except (OSError, ValueError):

@@ -10,8 +10,11 @@
 | plan records | `plans/<plan id>.json` (what a packet showed), the newest `PLANS_KEPT` | by `plan` |
 | decided messages | `decided/<state key>.json` (candidate id → the day decided) | after an apply |
 
-Every write goes through the package's one atomic writer (`fsio.atomic_write_bytes`). A state file
+Every write goes through the package's one atomic writer (`fsio.atomic_write_bytes`), with the mode
+`fsio.private_mode_for` gives dream's state: in a private home (the Claude dir not readable by the
+group and others) every state file is 0o600 and every folder dream makes for it 0o700. A state file
 that cannot be read counts as empty: state is rebuilt from the transcripts and the memory itself.
+A FIFO, socket or device in place of a state file read here is never opened (it reads as empty).
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ class StateStore:
         return load_review(self.paths.review_file(memory_dir))
 
     def save_review(self, memory_dir: Path, review: ReviewState) -> None:
-        _write_json(self.paths.review_file(memory_dir), review.to_json(), indent=1)
+        self._write_json(self.paths.review_file(memory_dir), review.to_json(), indent=1)
 
     # -- entry ledger ---------------------------------------------------------------------------
 
@@ -62,7 +65,7 @@ class StateStore:
         )
 
     def save_entry_ledger(self, memory_dir: Path, ledger: EntryLedger) -> None:
-        _write_json(self.paths.entries_file(memory_dir), {"entries": ledger.entries, "cwd": ledger.cwd})
+        self._write_json(self.paths.entries_file(memory_dir), {"entries": ledger.entries, "cwd": ledger.cwd})
 
     # -- run reports ----------------------------------------------------------------------------
 
@@ -70,8 +73,8 @@ class StateStore:
         path = self.paths.report_file(memory_dir)
         rows = []
         try:
-            text = path.read_text(encoding="utf-8")
-        except OSError:
+            text = _read_text(path)
+        except (OSError, ValueError):
             return []
         for line in text.splitlines():
             try:
@@ -86,12 +89,12 @@ class StateStore:
         """One row for this memory dir's run; the newest REPORTS_KEPT are kept."""
         rows = [*self.report_rows(memory_dir), row][-defaults.REPORTS_KEPT :]
         text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-        _write_text(self.paths.report_file(memory_dir), text)
+        self._write_text(self.paths.report_file(memory_dir), text)
 
     # -- the agent pass ---------------------------------------------------------------------------
 
     def save_plan(self, record: PlanRecord) -> None:
-        _write_json(self.paths.plan_file(record.plan), record.to_json())
+        self._write_json(self.paths.plan_file(record.plan), record.to_json())
         kept = sorted(self.paths.plans_dir.glob("p*.json"), key=lambda p: p.name)
         for old in kept[: -defaults.PLANS_KEPT]:
             old.unlink(missing_ok=True)
@@ -115,7 +118,7 @@ class StateStore:
     def save_decided(self, memory_dir: Path, decided: dict[str, str], keep_since: str) -> None:
         """Kept while their messages can still be in a window."""
         kept = {k: v for k, v in decided.items() if v >= keep_since}
-        _write_json(self.paths.decided_file(memory_dir), kept)
+        self._write_json(self.paths.decided_file(memory_dir), kept)
 
     # -- snapshots ------------------------------------------------------------------------------
 
@@ -123,20 +126,28 @@ class StateStore:
         """The folder of this memory dir's snapshots (their format is `fsio`'s)."""
         return self.paths.snapshots_for(memory_dir)
 
+    # -- writing ----------------------------------------------------------------------------------
+
+    def _write_json(self, path: Path, data: object, indent: int | None = None) -> None:
+        self._write_text(path, json.dumps(data, ensure_ascii=False, indent=indent))
+
+    def _write_text(self, path: Path, text: str) -> None:
+        from dream.fsio import atomic_write_text, make_dirs, private_mode_for
+
+        root = self.paths.claude_dir
+        make_dirs(path.parent, state_root=root)
+        # In a private home the file is 0o600 even when an older version left it readable.
+        atomic_write_text(path, text, mode=private_mode_for(path, state_root=root))
+
+
+def _read_text(path: Path) -> str:
+    from dream.fsio import read_regular
+
+    return read_regular(path)[0].decode("utf-8")
+
 
 def _read_json(path: Path) -> object:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(_read_text(path))
     except (OSError, ValueError):
         return None
-
-
-def _write_json(path: Path, data: object, indent: int | None = None) -> None:
-    _write_text(path, json.dumps(data, ensure_ascii=False, indent=indent))
-
-
-def _write_text(path: Path, text: str) -> None:
-    from dream.fsio import atomic_write_text
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(path, text)

@@ -26,3 +26,5 @@ class Target:
     cwd: str | None = None
     # The project's folder and its transcripts are gone (reported; archived only on request).
     missing: bool = False
+    # Statements left out because a session said more than DIGEST_MAX_PER_CATEGORY of one category.
+    over_category_cap: int = 0

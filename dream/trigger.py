@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dream import defaults
-from dream.fsio import atomic_write_bytes, fsync_dir
+from dream.fsio import atomic_write_bytes, fsync_dir, make_dirs, private_mode_for, read_regular
 from dream.paths import Paths, last_dream_file
 
 FLAG_VERSION = 1
@@ -74,8 +74,9 @@ def _pending_lock(paths: Paths, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterat
 
     Raises TimeoutError when it cannot be had within `timeout` seconds.
     """
-    paths.state_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(paths.pending_lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    make_dirs(paths.state_dir, state_root=paths.claude_dir)
+    mode = private_mode_for(paths.pending_lock, state_root=paths.claude_dir) or 0o644
+    fd = os.open(paths.pending_lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), mode)
     try:
         _acquire(fd, timeout)
         try:
@@ -131,7 +132,7 @@ def _acquire(fd: int, timeout: float) -> None:
 def _read_flag(path: Path) -> dict[str, object] | None:
     """The flag's JSON object, or None when it is missing, unreadable or not a flag."""
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path)[0]
     except OSError:
         return None
     try:
@@ -243,7 +244,7 @@ def clear_sessions_seen(paths: Paths, key: str, session_ids: Iterable[str]) -> N
 def read_last_dream(memory_dir: Path) -> float | None:
     """Epoch seconds of the last successful dream of this memory dir, or None: never (or unreadable)."""
     try:
-        text = last_dream_file(memory_dir).read_text(encoding="utf-8", errors="replace")
+        text = read_regular(last_dream_file(memory_dir))[0].decode("utf-8", "replace")
     except OSError:
         return None
     try:
@@ -258,5 +259,5 @@ def read_last_dream(memory_dir: Path) -> float | None:
 def write_last_dream(memory_dir: Path, when: float | None = None) -> None:
     """Record a successful dream at `when` (default now), atomically; creates the memory dir."""
     stamp = time.time() if when is None else when
-    memory_dir.mkdir(parents=True, exist_ok=True)
+    make_dirs(memory_dir)
     atomic_write_bytes(last_dream_file(memory_dir), f"{stamp:.3f}\n".encode("ascii"))

@@ -101,9 +101,22 @@ def _read(path: str, limit: int = 1 << 20) -> bytes:
         _os.close(fd)
 
 
+# What the hook creates is as private as the Claude dir it serves (set by `_private`).
+_MODES = {"dir": 0o755, "file": 0o644}
+
+
+def _private(claude: str) -> None:
+    """A Claude dir that group and others cannot read makes every folder 0700 and file 0600."""
+    try:
+        if _os.stat(claude).st_mode & 0o077 == 0:
+            _MODES["dir"], _MODES["file"] = 0o700, 0o600
+    except OSError:
+        pass
+
+
 def _makedirs(path: str) -> None:
     try:
-        _os.mkdir(path, 0o755)
+        _os.mkdir(path, _MODES["dir"])
     except FileExistsError:
         return
     except FileNotFoundError:
@@ -112,7 +125,7 @@ def _makedirs(path: str) -> None:
             raise
         _makedirs(parent)
         try:
-            _os.mkdir(path, 0o755)
+            _os.mkdir(path, _MODES["dir"])
         except FileExistsError:
             pass
 
@@ -320,13 +333,13 @@ def _record_session(seen_dir: str, sid: str) -> None:
     path = _join(seen_dir, sid)
     flags = _os.O_WRONLY | _os.O_CREAT | _os.O_EXCL | getattr(_os, "O_CLOEXEC", 0)
     try:
-        fd = _os.open(path, flags, 0o644)
+        fd = _os.open(path, flags, _MODES["file"])
     except FileExistsError:
         return
     except FileNotFoundError:
         _makedirs(seen_dir)
         try:
-            fd = _os.open(path, flags, 0o644)
+            fd = _os.open(path, flags, _MODES["file"])
         except FileExistsError:
             return
     _os.close(fd)
@@ -364,7 +377,7 @@ def _lock(path: str) -> int | None:
     """An exclusive lock shared with dream/trigger.py; None when it cannot be had within ~2 s."""
     import time
 
-    fd = _os.open(path, _os.O_RDWR | _os.O_CREAT | getattr(_os, "O_CLOEXEC", 0), 0o644)
+    fd = _os.open(path, _os.O_RDWR | _os.O_CREAT | getattr(_os, "O_CLOEXEC", 0), _MODES["file"])
     if sys.platform == "win32":
         import msvcrt
 
@@ -419,7 +432,7 @@ def _add_to_flag(claude: str, key: str, entry: dict[str, object], now: float) ->
         projects[key] = entry
         data = (json.dumps(obj, ensure_ascii=False, indent=2) + "\n").encode("utf-8", "surrogateescape")
         tmp = f"{flag}.tmp.{_os.getpid()}"
-        out = _os.open(tmp, _os.O_WRONLY | _os.O_CREAT | _os.O_TRUNC, 0o644)
+        out = _os.open(tmp, _os.O_WRONLY | _os.O_CREAT | _os.O_TRUNC, _MODES["file"])
         try:
             try:
                 view = memoryview(data)
@@ -458,6 +471,7 @@ def main(argv: list[str]) -> None:
     claude = _claude_dir(argv)
     if claude is None:
         return
+    _private(claude)
 
     root = _git_root(cwd)
     key = _slug(root if root is not None else cwd)

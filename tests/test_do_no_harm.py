@@ -369,3 +369,39 @@ def test_a_mistyped_claude_dir_exits_1_from_the_command_line(tmp_path: Path) -> 
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert done.returncode == 1 and "does not exist" in done.stderr and not done.stdout
+
+
+def test_a_restore_can_be_undone_and_keeps_what_was_added_since(tmp_path: Path) -> None:
+    claude = tmp_path / ".claude"
+    cwd = "/home/dev/restoring"
+    memory = claude / "projects" / slug(cwd) / "memory"
+    write_session(claude, cwd, [Turn("From now on always use pnpm, never npm.", now() - timedelta(hours=2))])
+    assert Session.open(claude_dir=claude).run().exit_code == 0
+    topic = memory / "preferences.md"
+    topic.write_text(topic.read_text() + "- [2026-11-30] Added by hand after the run.\n")
+    result = Session.open(claude_dir=claude).restore()
+    (restored,) = result.restored
+    assert "Added by hand" not in (topic.read_text() if topic.exists() else "")
+    assert restored.undo.endswith("-before-restore")
+    again = Session.open(claude_dir=claude).restore(restored.undo)
+    assert again.restored and "Added by hand after the run." in topic.read_text()
+    # A plain `restore` means the last run, never a restore's own snapshot.
+    plain = Session.open(claude_dir=claude).restore()
+    assert plain.restored and plain.restored[0].undo != restored.undo
+
+
+def test_statements_over_the_per_session_cap_are_counted_in_the_report(tmp_path: Path) -> None:
+    from dream.render import render
+
+    claude = tmp_path / ".claude"
+    at = now() - timedelta(hours=3)
+    tools = [f"zq{n}tool" for n in range(12)]
+    turns = [
+        Turn(f"I prefer {t} over make for every build here.", at + timedelta(minutes=n))
+        for n, t in enumerate(tools)
+    ]
+    write_session(claude, "/home/dev/chatty", turns)
+    result = Session.open(claude_dir=claude).run(dry_run=True)
+    (target,) = result.targets
+    assert target.signals + target.signals_over_cap >= 12 and target.signals_over_cap >= 1
+    assert f"{target.signals_over_cap} more left out: over 8 of one category" in render(result).stdout

@@ -806,3 +806,23 @@ def test_clear_pending_keeps_a_project_a_hook_adds_meanwhile(
         stop(claude, sid(n), project)
     trigger.clear_pending(paths, ["-gone"])
     assert list(trigger.read_pending(paths)) == [project_slug(project)]
+
+
+def test_in_a_private_claude_dir_what_the_hook_writes_is_private(claude: Path, project: Path) -> None:
+    claude.mkdir(mode=0o700, parents=True, exist_ok=True)
+    claude.chmod(0o700)
+    memory = claude / "projects" / _slug_of(project) / "memory"
+    set_last_dream(memory, 30)
+    for n in range(6):
+        stop(claude, sid(n), project)
+    written = [p for p in (claude / "dream").rglob("*")] + [claude / ".dream-pending"]
+    assert any(p.is_file() for p in written)
+    for path in written:
+        mode = path.stat().st_mode & 0o777
+        assert mode == (0o700 if path.is_dir() else 0o600), (path, oct(mode))
+
+
+def _slug_of(folder: Path) -> str:
+    from dream.paths import project_slug
+
+    return project_slug(folder)

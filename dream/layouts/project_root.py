@@ -6,7 +6,6 @@ friends: only dream's own files and what the index links are memory.
 
 from __future__ import annotations
 
-import shutil
 from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -56,21 +55,11 @@ class ProjectRootLayout(Layout):
 
     def backup(self, memory_paths: MemoryPaths, memory: Memory, today: date) -> Path | None:
         # The memory dir is the repository itself: back up the memory files only.
-        from dream.fsio import backup_exists
+        from dream.fsio import make_first_backup
 
-        if backup_exists(memory_paths):
-            return None
-        target = memory_paths.backup_dir(today.strftime("%Y%m%d"))
-        staging = target.with_name(target.name + ".partial")
-        shutil.rmtree(staging, ignore_errors=True)
-        for source in [memory.paths.index, *(f.path for f in memory.files.values())]:
-            if source.is_file():
-                destination = staging / source.relative_to(memory_paths.memory_dir)
-                destination.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(source, destination)
-        staging.mkdir(parents=True, exist_ok=True)
-        staging.rename(target)
-        return target
+        return make_first_backup(
+            memory_paths, today, files=[memory.paths.index, *(f.path for f in memory.files.values())]
+        )
 
 
 def _root(project: Path | None) -> Path:

@@ -171,15 +171,20 @@ def curate(index: MemoryFile, section: list[str], deleted: set[str]) -> CuratedI
     return result
 
 
-def dream_section(index: IndexResult, today: date, old: MemoryFile) -> list[str]:
-    """dream's own section of a curated MEMORY.md: its Quick Reference and topic files. The date
-    stays the old one when nothing else in the section changed (a second run changes nothing)."""
-    if not index.quick_reference and not index.topic_rows:
+def dream_section(
+    index: IndexResult, today: date, old: MemoryFile, rules: list[str] | None = None
+) -> list[str]:
+    """dream's own section of a curated MEMORY.md: its Quick Reference (or, where the tool loads
+    nothing but MEMORY.md, `rules`: every consolidated rule) and its topic files. The date stays
+    the old one when nothing else in the section changed (a second run changes nothing)."""
+    if not index.quick_reference and not index.topic_rows and not rules:
         return []
 
     def render(day: str) -> list[str]:
         lines = [DREAM_HEADING, "", f"Last consolidated: {day}", ""]
-        if index.quick_reference:
+        if rules:
+            lines += ["### Rules", "", *rules, ""]
+        elif index.quick_reference:
             lines += ["### Quick Reference", "", *index.quick_reference, ""]
         if index.topic_rows:
             lines += ["### Topic Files", "", "| File | Summary | Updated |", "|---|---|---|"]

@@ -18,6 +18,9 @@ INDEX_TARGET_LINES = 180
 INDEX_TARGET_CHARS = 22_000
 INDEX_LINE_MAX_CHARS = 150
 QUICK_REFERENCE_MAX = 10
+# Where MEMORY.md holds the consolidated rules themselves (OpenClaw), at most this many; the rest
+# stay in the topic files it links (and the load limits above still hold: whole blocks move).
+INDEX_RULES_MAX = 60
 
 # Digests: per session at most this many signals of each category, each at most this long.
 DIGEST_MAX_PER_CATEGORY = 8

@@ -198,8 +198,10 @@ def _superseded(memory: Memory, final: dict[str, list[Entry]]) -> set[tuple[str,
     return found
 
 
-def _quick_reference(memory: Memory, final: dict[str, list[Entry]]) -> list[str]:
-    """At most 10 lines, the most important first (see `importance`): the rules the person
+def _quick_reference(
+    memory: Memory, final: dict[str, list[Entry]], limit: int = defaults.QUICK_REFERENCE_MAX
+) -> list[str]:
+    """At most `limit` lines, the most important first (see `importance`): the rules the person
     insisted on most, and most recently, then the rest of the rules, then facts. An entry the
     archive holds never appears; one replaced in this run is not in `final` any more."""
     superseded = _superseded(memory, final)
@@ -213,8 +215,13 @@ def _quick_reference(memory: Memory, final: dict[str, list[Entry]]) -> list[str]
     # A link inside an entry is relative to its topic file: in the index it would dangle.
     return [
         "- " + _clip(LINK_TEXT.sub(r"\1", e.text), defaults.INDEX_LINE_MAX_CHARS - 2)
-        for _, e in ranked[: defaults.QUICK_REFERENCE_MAX]
+        for _, e in ranked[:limit]
     ]
+
+
+def ranked_rules(memory: Memory, final: dict[str, list[Entry]], limit: int) -> list[str]:
+    """Every current rule and fact, the most important first, as index lines (at most `limit`)."""
+    return _quick_reference(memory, final, limit)
 
 
 def _native_lines(memory: Memory, deleted: set[str]) -> list[tuple[float, str]]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
+from dream import defaults
 from dream.actions import Action
 from dream.config import Config
 from dream.curated import curate, dream_section, is_dream_index, within_limits
@@ -18,7 +19,8 @@ from dream.decisions import Directive
 from dream.edits import Archived, Edits
 from dream.entry_line import format_entry
 from dream.gates import Decision, Outcome, decide, hold_over_quarter
-from dream.index import IndexResult, build_index, final_entries
+from dream.index import IndexResult, build_index, final_entries, ranked_rules
+from dream.layouts import layout_for
 from dream.memory import (
     Memory,
     MemoryFile,
@@ -164,7 +166,10 @@ def build_plan(
             memory_file.raw.decode("utf-8", "replace")
         ):
             edits.editor(rel)
-    curated = memory.index is not None and memory.index.kind == "index" and not is_dream_index(memory.index)
+    rules_in_index = layout_for(memory.memory_type).rules_in_index
+    curated = (
+        memory.index is not None and memory.index.kind == "index" and not is_dream_index(memory.index)
+    ) or (rules_in_index and (memory.index is None or memory.index.kind == "index"))
     # A curated MEMORY.md is the person's: never split into entries (DESIGN.md §5).
     migrated = [] if curated else migrate_inline_content(memory, edits, today)
     # An entry that any proposal of this run refers to, applied or pending, is not stale.
@@ -176,25 +181,35 @@ def build_plan(
     )
     if prune_missing_project and target.missing:
         pruned += archive_all(memory, edits, "project folder and transcripts no longer exist")
-    plan.index = build_index(memory, final_entries(memory, edits), today, edits.deleted)
+    final = final_entries(memory, edits)
+    plan.index = build_index(memory, final, today, edits.deleted)
     plan.index.migrated, plan.index.pruned = migrated, pruned
     if curated:
-        _keep_curated(plan, memory, edits, today)
+        rules = ranked_rules(memory, final, defaults.INDEX_RULES_MAX) if rules_in_index else None
+        _keep_curated(plan, memory, edits, today, rules)
     plan.archived = edits.archived
     plan.migrated = migrated
     _materialise(plan, edits)
     return plan
 
 
-def _keep_curated(plan: Plan, memory: Memory, edits: Edits, today: date) -> None:
+def _keep_curated(
+    plan: Plan, memory: Memory, edits: Edits, today: date, rules: list[str] | None = None
+) -> None:
     """A curated MEMORY.md stays as written, with dream's own section in it; left byte for byte
-    when the run changes nothing and Claude Code loads all of it (`curated`)."""
+    when the run changes nothing and the tool loads all of it (`curated`). Where there is none
+    yet and the layout keeps its rules in it (OpenClaw), it starts as a titled file."""
     index, result = memory.index, plan.index
-    assert index is not None and result is not None
+    assert result is not None
+    if index is None:
+        if not edits.editors:
+            result.lines = []
+            return
+        index = MemoryFile(memory.paths.index, "MEMORY.md", "index", b"", lines=["# Memory"])
     if not edits.editors and not edits.deleted and within_limits(index):
         result.lines = list(index.lines)
         return
-    section = dream_section(result, today, index)
+    section = dream_section(result, today, index, rules)
     kept = curate(index, section, edits.deleted)
     if kept.moved:
         edits.editor(_topic_rel(memory, CONTINUED)).append_raw(kept.moved)
@@ -253,6 +268,8 @@ def _materialise(plan: Plan, edits: Edits) -> None:
             plan.changes.extend(deletions)
         if original is not None and original.kind == "unparsed":
             continue  # never rewrite a file dream cannot read
+        if original is None and not lines:
+            continue  # nothing to say: no empty file is made
         newline = original.newline if original else _dir_newline(memory)
         trailing = original.trailing_newline if original else True
         text = newline.join(lines) + (newline if lines and trailing else "")

@@ -55,3 +55,35 @@ def test_daily_log_rules_reach_memory_attributed_to_the_log(isolated_home: Path,
     assert "cheaper model tier" in written
     assert "deploy updates in #ops" in written and "I post" not in written
     assert f"(source: daily log {day} line " in written
+
+
+@pytest.mark.parametrize("curated", [True, False])
+def test_openclaws_memory_md_keeps_its_form_and_holds_the_rules(
+    isolated_home: Path, tmp_path: Path, curated: bool
+) -> None:
+    claude = tmp_path / ".claude"
+    claude.mkdir()
+    workspace = isolated_home / ".openclaw" / "workspace"
+    (workspace / "memory").mkdir(parents=True)
+    original = ["# Long-term memory", "", "## Hosts", "", "| name | role |", "|---|---|", "| bot-1 | prod |"]
+    original += ["", "## People", "", "- Sam runs the on-call rota", "  - backup: Rowan", ""]
+    if curated:
+        (workspace / "MEMORY.md").write_text("\n".join(original), encoding="utf-8")
+    day = (now() - timedelta(days=1)).date().isoformat()
+    (workspace / "memory" / f"{day}.md").write_text(
+        "- Sam corrected me: never restart bot-1 during business hours, only after 18:00.\n", encoding="utf-8"
+    )
+    session = Session.open(claude_dir=claude, memory_type="openclaw", project=workspace)
+    assert session.run().exit_code == 0
+    text = (workspace / "MEMORY.md").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    if curated:
+        assert lines[: len(original) - 1] == original[:-1], "the curated part is kept as written, in place"
+    else:
+        assert lines[0] == "# Memory"
+    assert "## Consolidated by dream" in lines and "### Rules" in lines
+    assert any("never restart bot-1 during business hours" in line.lower() for line in lines)
+    assert "# Memory Index" not in text
+    before = (workspace / "MEMORY.md").read_bytes()
+    assert Session.open(claude_dir=claude, memory_type="openclaw", project=workspace).run().exit_code == 0
+    assert (workspace / "MEMORY.md").read_bytes() == before

@@ -35,6 +35,9 @@ class Layout(ABC):
     memory_type: MemoryType
     # Topic files live in `<memory dir>/memory/` rather than beside MEMORY.md.
     topics_in_subdir = False
+    # The tool loads only MEMORY.md (OpenClaw): the consolidated rules themselves go in it, under
+    # dream's own heading, not only an index of topic files the tool never opens.
+    rules_in_index = False
 
     def memory_paths(self, memory_dir: Path) -> MemoryPaths:
         return path_resolver.memory_paths(memory_dir, topics_in_subdir=self.topics_in_subdir)

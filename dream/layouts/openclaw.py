@@ -30,6 +30,7 @@ RESERVED = frozenset({"DREAMS.md", "SOUL.md", "USER.md", "AGENTS.md", INDEX})
 class OpenClawLayout(Layout):
     memory_type = MemoryType.OPENCLAW
     topics_in_subdir = True
+    rules_in_index = True
     fixed = True
 
     def targets(self, paths: Paths, project: Path | None) -> list[Target]:

@@ -23,9 +23,27 @@ _INVISIBLE = re.compile(
 # or one after plain ASCII, is data hidden in plain sight ("emoji smuggling").
 _SELECTOR = re.compile("[\u180b-\u180d\u180f\ufe00-\ufe0f\U000e0100-\U000e01ef]")
 _TAG = re.compile(
-    r"</?\s*(system[-_]?reminder|system|assistant|user|human|instructions?|important|"
+    r"</?\s*(system(?:[-_][a-z_]+)?|assistant|user|human|instructions?|important|"
     r"command-[a-z]+|tool_result|function_calls?|invoke|antml:[a-z_]+)\b[^>]*>",
     re.IGNORECASE,
+)
+# Chat-template role markers and turn fakes: what a model reads as the start of another speaker.
+_ROLE = re.compile(
+    r"<\|\s*(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id)\s*\|>"
+    r"|\[/?(?:SYSTEM|INST|SYS)\]\s*:?|<</?SYS>>|^\s*#{1,6}\s*system\s*:"
+    r"|^\s*(?:human|assistant)\s*:\s",
+    re.IGNORECASE | re.MULTILINE,
+)
+# Terminal escape sequences (CSI, OSC) and the other C0 controls: they can hide part of a line on a
+# terminal (the dry-run diff) while the file holds it whole.
+_TERMINAL = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]"
+    r"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)"  # a carriage return that overwrites, not a line end
+)
+# Latin look-alikes from other scripts (Cyrillic, Greek), folded to Latin for matching only.
+_CONFUSABLE = str.maketrans(
+    "аеорсухіјѕԁɡһкмнтвАЕОРСУХІЈЅКМНТВοαεικνρτυχΟΑΕΙΚΝΡΤΥΧ",
+    "aeopcyxijsdghkmhtbAEOPCYXIJSKMHTBoaeiknptyxOAEIKNPTYX",
 )
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 # `@path` at the start of a word is a Claude Code memory import: it would pull a file into context.
@@ -33,13 +51,27 @@ _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 # attribute ("@StateObject.", "@Override.") is not one.
 _IMPORT = re.compile(r"(?<![\w`])@(?=[~./\w-]*(?:[/~]|\.\w))([~./\w-]*[\w/~])")
 _OVERRIDE = re.compile(
-    r"ignore (?:all |any )?(?:the )?(?:previous|prior|above|earlier|preceding) "
-    r"(?:instructions|rules|prompts?)|"
-    r"disregard (?:all |any )?(?:the )?(?:previous|prior|above|earlier|system)|"
+    r"ignore (?:all |any )?(?:of )?(?:the |your |my )?"
+    r"(?:previous|prior|above|earlier|preceding|former|system) "
+    r"(?:instructions|rules|prompts?|messages|directions|guidelines)|"
+    r"(?:disregard|forget|override|bypass) (?:all |any |everything )?(?:of )?(?:the |your )?"
+    r"(?:previous|prior|above|earlier|preceding|system|safety|original)?\s?"
+    r"(?:instructions|rules|prompts?|guidelines|directions|programming|policies|you were told)|"
     r"forget (?:all |everything )?(?:you were told|previous instructions|your instructions)|"
-    r"you are now\b|new (?:system )?instructions?:|system prompt|developer mode|jailbreak|"
-    r"do not tell the user|without telling the user|don't tell the user|exfiltrat|"
-    r"(?:curl|wget)\s+\S+\s*\|\s*(?:ba|z)?sh|rm\s+-rf\s+[/~]",
+    r"you are now\b|new (?:system )?instructions?:|your new instructions|"
+    r"(?:reveal|print|show|repeat|override|ignore|leak|dump) (?:me )?(?:your |the )?system prompt|"
+    r"developer mode|jailbreak|\bdan mode\b|"
+    r"(?:do not|don't|never|not) (?:ever )?(?:tell|mention|reveal|say|show|disclose)"
+    r"(?: this| that| it)?(?: to)? the user|"
+    r"without telling the user|(?:hide|keep) (?:this|it) (?:from|secret from) the user|exfiltrat|"
+    r"(?:curl|wget)\b[^|\n]{0,300}\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b|"
+    r"base64 -d[^|\n]{0,80}\|\s*(?:ba)?sh\b|"
+    r"rm\s+-rf\s+[/~]|"
+    r"(?:send|post|upload|copy|forward|exfil\w*|transmit|pipe)\b[^.\n]{0,60}"
+    r"(?:~/\.(?:aws|ssh|gnupg|config|kube|netrc|npmrc|docker)|\.env\b|id_rsa|id_ed25519|credentials"
+    r"|secrets?\b|private key)"
+    r"[^.\n]{0,80}(?:https?://|\bto\b)|"
+    r"(?:curl|wget)\b[^\n]{0,200}(?:-d|--data(?:-binary)?|-F|-T|--upload-file)\s+[`'\"]?@?~?/?\.?(?:aws|ssh|env|netrc)",
     re.IGNORECASE,
 )
 
@@ -66,9 +98,33 @@ def _stray_selectors(text: str) -> tuple[str, bool]:
     return "".join(out), stray
 
 
+_DEFUSED = str.maketrans({"<": "‹", ">": "›", "[": "⟦", "]": "⟧"})
+
+
+def skeleton(text: str) -> str:
+    """What a pattern is matched against: compatibility forms folded (NFKC), Latin look-alikes of
+    other scripts folded to Latin, invisible characters gone, whitespace collapsed, lower case.
+    Never written anywhere: the text kept is the neutralised original."""
+    folded = unicodedata.normalize("NFKC", text).translate(_CONFUSABLE)
+    folded = _INVISIBLE.sub("", _TERMINAL.sub(" ", folded))
+    return " ".join(folded.split()).lower()
+
+
+def _mixed_script(text: str) -> bool:
+    """A word that mixes Latin letters with their look-alikes from another script ("іgnore")."""
+    for word in re.findall(r"[^\W\d_]{3,}", text):
+        latin = any("a" <= c.lower() <= "z" for c in word)
+        if latin and word.translate(_CONFUSABLE) != word:
+            return True
+    return False
+
+
 def neutralise(text: str) -> tuple[str, tuple[str, ...]]:
     """Text that is safe to write into memory, and why it had to change (empty when it did not)."""
     reasons: list[str] = []
+    if _TERMINAL.search(text):
+        reasons.append("terminal-escape")
+        text = _TERMINAL.sub(" ", text)
     invisible = False
     if _INVISIBLE.search(text):
         invisible = True
@@ -84,15 +140,22 @@ def neutralise(text: str) -> tuple[str, tuple[str, ...]]:
             text = _INVISIBLE.sub("", text)
     if invisible:
         reasons.append("invisible-unicode")
+    if _mixed_script(text):
+        reasons.append("homoglyphs")
     if _HTML_COMMENT.search(text):
         reasons.append("html-comment")
         text = _HTML_COMMENT.sub("", text)
     if _TAG.search(text):
         reasons.append("fake-tag")
         text = _TAG.sub(lambda m: m.group(0).replace("<", "‹").replace(">", "›"), text)
+    if _ROLE.search(text):
+        reasons.append("role-marker")
+        text = _ROLE.sub(
+            lambda m: m.group(0).replace("<", "‹").replace(">", "›").replace("[", "⟦").replace("]", "⟧"), text
+        )
     if _IMPORT.search(text):
         reasons.append("at-import")
         text = _IMPORT.sub(lambda m: "`@" + m.group(1) + "`", text)
-    if _OVERRIDE.search(text):
+    if _OVERRIDE.search(skeleton(text)):
         reasons.append("instruction-override")
     return " ".join(text.split()), tuple(reasons)

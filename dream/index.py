@@ -204,12 +204,16 @@ def _quick_reference(
     """At most `limit` lines, the most important first (see `importance`): the rules the person
     insisted on most, and most recently, then the rest of the rules, then facts. An entry the
     archive holds never appears; one replaced in this run is not in `final` any more."""
+    from dream.control_text import neutralise
+
     superseded = _superseded(memory, final)
     ranked: list[tuple[Importance, Entry]] = []
     for category in defaults.CATEGORIES:
         rel = memory.rel(memory.paths.topic_dir / TOPIC_FILES[category])
         for entry in final.get(rel, []):
-            if (entry.key, entry.date) not in superseded:
+            # MEMORY.md is loaded into every session: an entry with control text in it (put in a
+            # topic file by hand, or before dream held such text) is never promoted there.
+            if (entry.key, entry.date) not in superseded and not neutralise(entry.text)[1]:
                 ranked.append((importance(entry, category), entry))
     ranked.sort(key=lambda item: item[0], reverse=True)  # stable: category, then line order among equals
     # A link inside an entry is relative to its topic file: in the index it would dangle.

@@ -155,6 +155,81 @@ def _authorization_ok(m: re.Match[str]) -> bool:
     return len(v) >= 12 and (_has_digit_and_letter(v) or not v.isalpha())
 
 
+# A variable named for a secret but holding something else: a public key, a key's id, a path...
+_NOT_SECRET_PARTS = frozenset(
+    {
+        "PUBLIC",
+        "PUB",
+        "ID",
+        "IDS",
+        "PATH",
+        "FILE",
+        "DIR",
+        "URL",
+        "URI",
+        "NAME",
+        "LENGTH",
+        "LEN",
+        "SIZE",
+        "COUNT",
+        "TTL",
+        "EXPIRY",
+        "EXPIRES",
+        "TYPE",
+        "ALGORITHM",
+        "ALG",
+        "HEADER",
+        "PARAM",
+        "FIELD",
+        "PREFIX",
+        "MAX",
+        "MIN",
+        "LIMIT",
+        "TIMEOUT",
+        "ENABLED",
+        "REGION",
+        "ARN",
+        "VERSION",
+        "PROVIDER",
+        "MODE",
+        "FORMAT",
+        "HASH",
+        "SALT_ROUNDS",
+        "ENV",
+    }
+)
+
+
+def _secret_variable_ok(m: re.Match[str]) -> bool:
+    name = m.group("name")
+    parts = set(name.split("_"))
+    v = m.group("v").rstrip(".,:")
+    if "_" not in name and ":" in m.group(0).split(v, 1)[0]:
+        return False  # `PASS: tests/…`, `KEY: value` in a log or a table: only `KEY=…` is a variable
+    if parts & _NOT_SECRET_PARTS or _is_placeholder(v) or v.startswith(("$", "%", "<", "{")):
+        return False
+    if re.fullmatch(r"[A-Z][A-Z0-9_]*", v) or v.lower() in _STOPWORDS:
+        return False  # another variable's name, or a word
+    if "://" in v or v.startswith(("/", "./", "~")):
+        return False  # a path or a URL (its password, if any, is the url rule's)
+    if "(" in v or "[" in v or re.fullmatch(r"[0-9.]+", v):
+        return False  # code (`getpass.getpass(…)`, `re.compile(…)`), a version or an OID
+    return len(v) >= 16 or _has_digit_and_letter(v) or any(not c.isalnum() for c in v)
+
+
+def _stated_secret_ok(m: re.Match[str]) -> bool:
+    """`the keystore password is Tr0ub4dor&3`, `my phone PIN is 4821`: a value, not a word of prose."""
+    v = m.group("v")
+    word = m.group(0).split()[0].lower()
+    if word in ("pin", "passcode") or m.group(0).lower().startswith("pin code"):
+        return v.isdigit() and 4 <= len(v) <= 10
+    if _is_placeholder(v) or v.lower() in _STOPWORDS or len(v) < 6:
+        return False
+    if v.isalpha():
+        return False  # "the password is required", "the token is expired"
+    return _has_digit_and_letter(v) or any(not c.isalnum() for c in v)
+
+
 _PEM_END = r"-----END[ ](?:[A-Z0-9]+[ ])*PRIVATE[ ]KEY(?:[ ]BLOCK)?-----"
 _NL = r"(?:[ \t\r\n]|\\+[rn])"  # a real newline, or escaped inside a JSON string (nested JSON: twice)
 
@@ -222,7 +297,29 @@ _TOKEN_RULES: tuple[_Rule, ...] = (
         "jwt",
         re.compile(r"eyJ" + _lb(3, _B64_WORD) + r"[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
     ),
+    # A dot inside a value is no reason to keep it: these providers put one there themselves.
+    _Rule("vault-token", re.compile(r"hv[sbr]\." + _lb(4) + r"[A-Za-z0-9_-]{24,}")),
+    _Rule(
+        "vault-token-legacy",
+        re.compile(r"s\." + _lb(2, "A-Za-z0-9_.") + r"[A-Za-z0-9]{24}(?![A-Za-z0-9_.-])"),
+        validate=lambda m: _mixed_case(m) and any(c.isdigit() for c in m.group(0)),
+    ),
+    _Rule("doppler-token", re.compile(r"dp\.(?:pt|st|sa|ct|scim)\." + _lb(6) + r"[A-Za-z0-9]{40,}")),
+    _Rule("docker-pat", re.compile(r"dckr_pat_" + _lb(9) + r"[A-Za-z0-9_-]{24,}")),
+    _Rule("mailgun-key", re.compile(r"key-" + _lb(4) + r"[0-9a-f]{32}" + _RB)),
+    _Rule("mailchimp-key", re.compile(r"[0-9a-f]{32}-us[0-9]{1,2}" + _RB), validate=lambda m: _lb_ok(m, 1)),
+    _Rule("newrelic-key", re.compile(r"NR(?:AK|AA|II)-" + _lb(5) + r"[A-Z0-9]{27}" + _RB)),
+    _Rule("heroku-key", re.compile(r"HRKU-" + _lb(5) + r"[A-Za-z0-9_-]{30,}")),
+    _Rule("square-token", re.compile(r"sq0(?:atp|csp)-" + _lb(7) + r"[A-Za-z0-9_-]{22,}")),
+    _Rule("linear-key", re.compile(r"lin_api_" + _lb(8) + r"[A-Za-z0-9]{40}" + _RB)),
 )
+
+
+def _lb_ok(m: re.Match[str], _width: int) -> bool:
+    """A token with no literal prefix starts a word (not the tail of a longer hex run)."""
+    start = m.start()
+    return start == 0 or not m.string[start - 1].isalnum()
+
 
 # Secrets found by their surroundings; case-sensitive literals searched in the whole text.
 _CONTEXT_RULES: tuple[_Rule, ...] = (
@@ -259,6 +356,42 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
         group="v",
     ),
     _Rule(
+        "telegram-bot-token",
+        re.compile(r"(?<![0-9])[0-9]{8,10}:AA[A-Za-z0-9_-]{33}" + _RB),
+        (":AA",),
+    ),
+    _Rule(
+        "sentry-dsn",
+        re.compile(r"://(?P<v>[0-9a-f]{32})(?::[0-9a-f]{32})?@[A-Za-z0-9.-]*sentry"),
+        ("sentry",),
+        group="v",
+    ),
+    _Rule(
+        "azure-sas",
+        re.compile(r"[?&]sig=(?P<v>[A-Za-z0-9%+/=]{20,})"),
+        ("sig=",),
+        group="v",
+    ),
+    _Rule(
+        "putty-key",
+        re.compile(r"PuTTY-User-Key-File-[0-9]+:[\s\S]*?(?:Private-(?:MAC|Hash):[ \t]*[0-9a-fA-F]+|\Z)"),
+        ("PuTTY-User-Key-File-",),
+    ),
+    _Rule(
+        "secret-variable",
+        # An environment or config variable named for a secret (`SECRET_KEY_BASE=`, `DD_APP_KEY=`,
+        # `APP_KEY=base64:…`, `GH_PAT=`), whatever its value's characters, dots included.
+        re.compile(
+            r"(?<![A-Za-z0-9_])(?P<name>(?:[A-Z][A-Z0-9]*_)*"
+            r"(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|PASS|PWD|PAT|PIN|AUTH|SIG|SIGNATURE|CREDENTIALS?)"
+            r"(?:_(?:BASE|VALUE|B64|BASE64|HEX|RAW|[0-9]{1,2}))?)"
+            r"[\"']?[ \t]*(?::=|=|:)[ \t]*(?P<q>[\"'`]?)(?P<v>[^\s\"'`,;]{6,512})"
+        ),
+        ("KEY", "TOKEN", "SECRET", "PASS", "PWD", "PAT", "PIN", "AUTH", "SIG", "CREDENTIAL"),
+        group="v",
+        validate=lambda m: _secret_variable_ok(m),
+    ),
+    _Rule(
         "url-password",
         re.compile(r"://(?P<user>[^\s:/@?#\"'<>\[\]]*):(?P<v>[^\s/@?#\"'<>]+)@(?=[A-Za-z0-9\[])"),
         ("://",),
@@ -289,6 +422,77 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
         ("authorization",),
         group="v",
         validate=_authorization_ok,
+    ),
+    _Rule(
+        "netrc-password",
+        re.compile(
+            r"machine[ \t]+\S+[ \t\r\n]+login[ \t]+\S+[ \t\r\n]+password[ \t]+(?P<v>\S+)", re.I | re.A
+        ),
+        ("machine",),
+        group="v",
+    ),
+    _Rule(
+        "docker-auth",
+        re.compile(r"\"auth\"[ \t]*:[ \t]*\"(?P<v>[A-Za-z0-9+/]{12,}={0,2})\"", re.I | re.A),
+        ('"auth"',),
+        group="v",
+    ),
+    _Rule(
+        "command-password",
+        # `mysql -u root -pS3cret` (the password glued to -p), `mysqldump`, `mariadb`.
+        re.compile(
+            r"(?:mysql|mysqldump|mariadb|mysqladmin)\b[^\n|;&]*?[ \t]-p(?P<v>[^\s\"'-][^\s\"']{2,})",
+            re.I | re.A,
+        ),
+        ("mysql", "mariadb"),
+        group="v",
+    ),
+    _Rule(
+        "command-password",
+        re.compile(r"curl\b[^\n|;&]*?[ \t](?:-u|--user)[ \t]+[\"']?[^\s:\"']+:(?P<v>[^\s\"']+)", re.I | re.A),
+        ("curl",),
+        group="v",
+        validate=lambda m: not _is_placeholder(m.group("v")),
+    ),
+    _Rule(
+        "command-password",
+        re.compile(r"sshpass[ \t]+-p[ \t]*[\"']?(?P<v>[^\s\"']+)", re.I | re.A),
+        ("sshpass",),
+        group="v",
+    ),
+    _Rule(
+        "command-password",
+        re.compile(r"docker[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+[\"']?(?P<v>[^\s\"']+)", re.I | re.A),
+        ("docker",),
+        group="v",
+    ),
+    *(
+        _Rule(
+            "password" if word not in ("pin", "pin code", "passcode") else "pin",
+            re.compile(
+                re.escape(word)
+                + _lb(len(word), "A-Za-z")
+                + r"(?:[ \t]+(?:for|of|to|on)[ \t]+[^\s]{1,40})?[ \t]+(?:is|was|are)[ \t]*:?[ \t]+"
+                r"[\"'`]?(?P<v>[^\s\"'`]*[^\s\"'`.,;:!?)])",
+                re.I,
+            ),
+            (word,),
+            group="v",
+            validate=_stated_secret_ok,
+        )
+        for word in (
+            "password",
+            "passphrase",
+            "passcode",
+            "pin code",
+            "pin",
+            "api key",
+            "secret key",
+            "auth token",
+            "access token",
+            "recovery codes",
+            "recovery code",
+        )
     ),
     _Rule(
         "bearer-token",
@@ -616,7 +820,7 @@ def _long_runs(text: str, ascii_text: bytes) -> tuple[str, list[int], list[int]]
 
 ALL_KINDS: frozenset[str] = frozenset(
     {r.kind for r in _TOKEN_RULES + _CONTEXT_RULES + _FOLDED_RULES}
-    | {"password", "secret", "token", "api-key", "access-key", "private-key"}
+    | {"password", "secret", "token", "api-key", "access-key", "private-key", "card-number", "iban"}
 )
 _MARKER = re.compile(re.escape(REDACTION_MARKER_PREFIX) + "(?:" + "|".join(sorted(ALL_KINDS)) + r")\]")
 _MARKER_NEEDLE = REDACTION_MARKER_PREFIX.encode()
@@ -638,11 +842,13 @@ def _raw_candidates(text: str, ascii_text: bytes) -> Iterator[_Candidate]:
     priority = len(_TOKEN_RULES)
     for rule, needles in zip(_CONTEXT_RULES, _CONTEXT_NEEDLES, strict=True):
         priority += 1
+        # A variable named for a secret is the least specific rule: an assignment's kind wins a tie.
+        rank = _GENERIC + 1 if rule.kind == "secret-variable" else priority
         if any(needle in ascii_text for needle in needles):
             for m in rule.regex.finditer(text):
                 span = _span(rule, m)
                 if span is not None:
-                    yield span[0], span[1], rule.kind, priority
+                    yield span[0], span[1], rule.kind, rank
     runs, origins, joined_at = _long_runs(text, ascii_text)
     for priority, rule in enumerate(_TOKEN_RULES):
         if not rule.needles or any(needle in runs for needle in rule.needles):
@@ -666,6 +872,46 @@ def _raw_candidates(text: str, ascii_text: bytes) -> Iterator[_Candidate]:
                 i = folded.find(needle, i + 1)
     for start, end, kind in _scan_assignments(text, folded):
         yield start, end, kind, _GENERIC
+    yield from _scan_numbers(text)
+
+
+# Card numbers: 13 to 19 digits, Luhn-valid, from a card network's range (3, 4, 5, 6), written in
+# groups (`4111 1111 1111 1111`, `3782-822463-10005`) or named as a card. An IBAN: its mod-97 check.
+_CARD = re.compile(r"(?<![0-9.,/-])[3-6][0-9]{3}(?:[ -]?[0-9]{2,6}){2,4}(?![0-9]|[.,/-][0-9])")
+_CARD_WORDS = re.compile(r"card|visa|master|amex|credit|debit|\bcc\b|cvv|payment", re.I)
+_IBAN = re.compile(r"(?<![A-Z0-9])[A-Z]{2}[0-9]{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?(?![A-Z0-9])")
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for position, char in enumerate(reversed(digits)):
+        value = int(char)
+        if position % 2:
+            value = value * 2 - 9 if value > 4 else value * 2
+        total += value
+    return total % 10 == 0
+
+
+def _iban_ok(value: str) -> bool:
+    compact = value.replace(" ", "")
+    if not 15 <= len(compact) <= 34:
+        return False
+    moved = compact[4:] + compact[:4]
+    number = "".join(str(int(c, 36)) for c in moved)
+    return int(number) % 97 == 1
+
+
+def _scan_numbers(text: str) -> Iterator[_Candidate]:
+    for m in _CARD.finditer(text):
+        digits = re.sub(r"[ -]", "", m.group(0))
+        if not 13 <= len(digits) <= 19 or not _luhn(digits):
+            continue
+        grouped = " " in m.group(0) or "-" in m.group(0)
+        if grouped or _CARD_WORDS.search(text, max(0, m.start() - 48), m.start()):
+            yield m.start(), m.end(), "card-number", _GENERIC - 1
+    for m in _IBAN.finditer(text):
+        if _iban_ok(m.group(0)):
+            yield m.start(), m.end(), "iban", _GENERIC - 1
 
 
 def _candidates(text: str) -> Iterator[_Candidate]:

@@ -215,6 +215,57 @@ CASES: list[tuple[str, str, str]] = [
         "private_key = '" + "5Kb8kLf9zgWQnogidDA76MzPL6TsZZY36hWXMssSzNydYXYB9KF" + "'",
         "5Kb8kLf9zgWQnog",
     ),
+    # Issue 16: formats that passed before.
+    ("vault-token", "VAULT_TOKEN is " + "hvs." + "CAESIJ" + "k2Lm9Qw" * 4, "hvs." + "CAESIJ" + "k2Lm9Qw" * 4),
+    (
+        "vault-token-legacy",
+        "old vault token " + "s." + "Ab3dE9fG" * 3 + " still works",
+        "s." + "Ab3dE9fG" * 3,
+    ),
+    ("doppler-token", "doppler " + "dp.pt." + "Qw3rTy" * 7, "dp.pt." + "Qw3rTy" * 7),
+    ("docker-pat", "docker hub " + "dckr_pat_" + "Xy9" * 10, "dckr_pat_" + "Xy9" * 10),
+    ("mailgun-key", "the mailgun key is " + "key-" + "3af6" * 8 + ".", "key-" + "3af6" * 8),
+    ("mailchimp-key", "mailchimp " + "0f3a" * 8 + "-us12", "0f3a" * 8 + "-us12"),
+    (
+        "newrelic-key",
+        "NR key " + "NRAK-" + "A1B2C3D4E5F6G7H8J9K0L1M2N3P",
+        "NRAK-" + "A1B2C3D4E5F6G7H8J9K0L1M2N3P",
+    ),
+    ("heroku-key", "heroku " + "HRKU-" + "aB3" * 12, "HRKU-" + "aB3" * 12),
+    ("square-token", "square " + "sq0atp-" + "Zx8" * 9, "sq0atp-" + "Zx8" * 9),
+    ("linear-key", "linear " + "lin_api_" + "Ab12" * 10, "lin_api_" + "Ab12" * 10),
+    (
+        "telegram-bot-token",
+        "bot token 123456789:" + "AA" + "Hk3" * 11 + " for alerts",
+        "123456789:" + "AA" + "Hk3" * 11,
+    ),
+    ("sentry-dsn", "SENTRY_DSN=https://" + "ab12" * 8 + "@o12345.ingest.sentry.io/678", "ab12" * 8),
+    ("azure-sas", "https://acct.blob.core.windows.net/c?sv=2022-11-02&sig=" + "Ab3%2Bcd" * 5, "Ab3%2Bcd" * 5),
+    (
+        "putty-key",
+        "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nPrivate-Lines: 1\n"
+        + "AAAAIB" * 8
+        + "\nPrivate-MAC: "
+        + "9f" * 32,
+        "AAAAIB" * 8,
+    ),
+    ("secret-variable", "SECRET_KEY_BASE=" + "a1b2c3.d4e5f6" * 3, "a1b2c3.d4e5f6" * 3),
+    ("secret-variable", "APP_KEY=base64:" + "Qk3x" * 10 + "=", "Qk3x" * 10),
+    ("secret-variable", "export DD_APP_KEY=" + "9f8e7d6c" * 5, "9f8e7d6c" * 5),
+    ("netrc-password", "machine api.example.com login deploy password " + "Pa55w0rd!x", "Pa55w0rd!x"),
+    ("docker-auth", '{"auths": {"ghcr.io": {"auth": "' + "ZGV2OnMzY3IzdA" + '=="}}}', "ZGV2OnMzY3IzdA"),
+    ("command-password", "run mysql -u root -p" + "S3cr3t!pw" + " app", "S3cr3t!pw"),
+    ("command-password", "curl -u deploy:" + "hunter2xyz" + " https://ci.example.com", "hunter2xyz"),
+    ("command-password", "sshpass -p '" + "Zx9!kLm2" + "' ssh box", "Zx9!kLm2"),
+    ("command-password", "docker login ghcr.io -u me -p " + "gh0stT0k3n", "gh0stT0k3n"),
+    ("password", "fyi the keystore password is " + "Tr0ub4dor&3" + ".", "Tr0ub4dor&3"),
+    ("pin", "my phone PIN is " + "4821" + ", don't lose it", "4821"),
+    (
+        "card-number",
+        "the test card 4111 1111 1111 1111 is fine, the real one is " + "4539 1488 0343 6467",
+        "4539 1488 0343 6467",
+    ),
+    ("iban", "pay to " + "DE89 3704 0044 0532 0130 00" + " by friday", "DE89 3704 0044 0532 0130 00"),
 ]
 
 

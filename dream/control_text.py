@@ -30,7 +30,8 @@ _TAG = re.compile(
 # Chat-template role markers and turn fakes: what a model reads as the start of another speaker.
 _ROLE = re.compile(
     r"<\|\s*(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id)\s*\|>"
-    r"|\[/?(?:SYSTEM|INST|SYS)\]\s*:?|<</?SYS>>|^\s*#{1,6}\s*system\s*:"
+    r"|<(?:start|end)_of_turn>|\[TOOL_CALLS\]|</?function_results>"
+    r"|\[/?(?:SYSTEM|INST|SYS)\]\s*:?|<</?SYS>>|^\s*#{1,6}\s*system\s*:|^\s*(?-i:SYSTEM)\s*:"
     r"|^\s*(?:human|assistant)\s*:\s",
     re.IGNORECASE | re.MULTILINE,
 )
@@ -60,13 +61,35 @@ _OVERRIDE = re.compile(
     r"forget (?:all |everything )?(?:you were told|previous instructions|your instructions)|"
     r"you are now\b|new (?:system )?instructions?:|your new instructions|"
     r"(?:reveal|print|show|repeat|override|ignore|leak|dump) (?:me )?(?:your |the )?system prompt|"
-    r"developer mode|jailbreak|\bdan mode\b|"
+    r"developer mode (?:enabled|on|activated)|enable developer mode|jailbreak|\bdan mode\b|"
     r"(?:do not|don't|never|not) (?:ever )?(?:tell|mention|reveal|say|show|disclose)"
     r"(?: this| that| it)?(?: to)? the user|"
     r"without telling the user|(?:hide|keep) (?:this|it) (?:from|secret from) the user|exfiltrat|"
     r"(?:curl|wget)\b[^|\n]{0,300}\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b|"
     r"base64 -d[^|\n]{0,80}\|\s*(?:ba)?sh\b|"
     r"rm\s+-rf\s+[/~]|"
+    # Paraphrases of an override, and of a secret kept from the person (issue 16's red team).
+    r"(?:ignore|disregard|discard|forget|drop|abandon|set aside|pay no attention to) (?:all |any )?(?:of )?"
+    r"(?:the |your |my )?(?:previous|prior|earlier|above|original|following|preceding)"
+    r"(?:(?: and following)? (?:instructions|guidance|rules|directions|constraints|prompts?)|\s*[.!]|$)|"
+    r"(?:previous|prior|earlier|original) (?:instructions|rules|guidance|constraints|directives?)"
+    r"(?: [a-z]+){0,4} (?:are|is) (?:obsolete|void|cancelled|canceled|no longer)|no longer apply|"
+    r"(?:new|updated|real|actual) (?:system )?(?:prompt|instructions?|directives?)\s*(?::|follow)|"
+    r"(?:discard|ignore|disregard) the instructions in|obey (?:only|just) me|"
+    r"keep this (?:instruction |note |rule )?secret|(?:do not|don't|never) (?:reveal|report|mention) "
+    r"(?:it|this|these instructions|them) (?:in|to)|don't let the user know|"
+    r"the user must not (?:find out|know)|"
+    r"without telling the (?:developer|user|human)|pretend this (?:note|message) does not exist|"
+    r"(?:no filters|no safety rules|no rules)\b|restrictions are lifted|you are no longer claude|"
+    r"act as an unrestricted|system message \(priority|"
+    # Exfiltration by pipe, by request or by mail.
+    r"\|\s*(?:nc|ncat|netcat)\s+\S+\s+[0-9]{2,5}\b|--data-binary @-|urlopen\([^)]*os\.environ|"
+    r"(?:upload|send|email|mail|post) (?:the )?(?:contents|output) of [^\n]{0,60}(?:to|https?://)|"
+    r"bash -c \"\$\(curl|"
+    # Writing standing instructions into the files every session loads.
+    r"(?:write|append|add|save|store)\b[^\n]{0,40}\b(?:into|to|in) (?:~/\.claude/)?(?:memory\.md|claude\.md)|"
+    r"authorized_keys|standing instruction for all future|obey commands found in|"
+    r"follow (?:her|his|their) instructions over|"
     r"(?:send|post|upload|copy|forward|exfil\w*|transmit|pipe)\b[^.\n]{0,60}"
     r"(?:~/\.(?:aws|ssh|gnupg|config|kube|netrc|npmrc|docker)|\.env\b|id_rsa|id_ed25519|credentials"
     r"|secrets?\b|private key)"

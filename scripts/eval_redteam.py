@@ -1,0 +1,75 @@
+"""Red-team figures (issue 16): how many secret formats pass redaction, how many control strings
+pass neutralising, on the corpus in `tests/data/redteam/` (written by a labeller who never saw the
+code), and false positives on ordinary code and prose.
+
+python scripts/eval_redteam.py [--show]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from dream.control_text import neutralise  # noqa: E402
+from dream.redact import redact  # noqa: E402
+
+DATA = ROOT / "tests" / "data" / "redteam"
+
+
+def secret_pieces(secret: str) -> list[str]:
+    """What must not survive: the value, or for a block (a key file, a list of codes) each line of it
+    long enough to be a secret on its own."""
+    lines = [line.strip() for line in secret.replace("\\n", "\n").splitlines()]
+    pieces = [line for line in lines if len(line) >= 12 and not line.startswith("-----")]
+    return pieces if len(lines) > 1 else [secret]
+
+
+def leaked(text: str, secret: str) -> list[str]:
+    out = redact(text).text
+    return [piece for piece in secret_pieces(secret) if piece in out]
+
+
+def load(name: str) -> list[dict[str, str]]:
+    return [
+        json.loads(line) for line in (DATA / name).read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--show", action="store_true", help="list what passed")
+    args = parser.parse_args(argv)
+    secrets = load("secrets.jsonl")
+    leaks = [(row["kind"], row["text"]) for row in secrets if leaked(row["text"], row["secret"])]
+    kinds = {row["kind"] for row in secrets}
+    print(
+        f"secrets: {len(secrets)} lines, {len(kinds)} formats; leaked {len(leaks)} lines, "
+        f"{len({k for k, _ in leaks})} formats"
+    )
+    control = load("control.jsonl")
+    hostile = [row for row in control if row["kind"] != "benign"]
+    benign = [row for row in control if row["kind"] == "benign"]
+    passed = [row for row in hostile if not neutralise(row["text"])[1]]
+    flagged = [row for row in benign if neutralise(row["text"])[1]]
+    print(
+        f"control: {len(hostile)} hostile strings, {len(passed)} passed unneutralised; "
+        f"{len(benign)} benign, {len(flagged)} flagged"
+    )
+    if args.show:
+        for kind, text in leaks:
+            print(f"  leak  {kind}: {text[:150]!r}")
+        for row in passed:
+            print(f"  pass  {row['kind']}: {row['text'][:150]!r}")
+        for row in flagged:
+            print(f"  flag  benign: {row['text'][:150]!r} {neutralise(row['text'])[1]}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -195,6 +195,7 @@ class _Working:
         self.said_at: dict[str, str] = {}
         self.project_rules: list[tuple[str, Statement]] = []
         self.added_naming: dict[str, list[int]] = {}
+        self.parts: dict[int, list[Statement]] = {}  # the statements of a merged entry's parts
         for entry in memory.entries:
             self._add_item(entry, memory.statement(entry))
 
@@ -233,7 +234,19 @@ class _Working:
                 contradicted.append((i, item, found[0], found[1]))
             elif is_duplicate(statement, other) and (score := similarity(statement, other)) > best:
                 duplicate_of, best = (i, item), score
+            elif duplicate_of is None and isinstance(item, Entry) and self._restates_a_part(statement, item):
+                # An entry a run made of two siblings ("A; b") still holds each: a restatement of
+                # one is a restatement of it, in the next run as in the one that merged them.
+                duplicate_of = (i, item)
         return duplicate_of, contradicted
+
+    def _restates_a_part(self, statement: Statement, entry: Entry) -> bool:
+        if "; " not in entry.text:
+            return False
+        parts = self.parts.get(id(entry))
+        if parts is None:
+            parts = self.parts[id(entry)] = [analyse(part) for part in entry.text.split("; ")]
+        return any(is_duplicate(statement, part) for part in parts)
 
     def consider(self, signal: Signal) -> None:
         day = signal.timestamp[:10]

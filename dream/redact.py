@@ -142,7 +142,7 @@ def _url_password_ok(m: re.Match[str]) -> bool:
     return not _is_placeholder(m.group("v"))
 
 
-_AUTH_SCHEMES = re.compile(r"bearer|basic|token|bot|digest|apikey|api-key|key|negotiate|ntlm|hmac", re.I)
+_AUTH_SCHEMES = re.compile(r"bearer|basic|token|bot|digest|apikey|api-key|key|negotiate|ntlm|hmac|ssws", re.I)
 
 
 def _authorization_ok(m: re.Match[str]) -> bool:
@@ -312,6 +312,48 @@ _TOKEN_RULES: tuple[_Rule, ...] = (
     _Rule("heroku-key", re.compile(r"HRKU-" + _lb(5) + r"[A-Za-z0-9_-]{30,}")),
     _Rule("square-token", re.compile(r"sq0(?:atp|csp)-" + _lb(7) + r"[A-Za-z0-9_-]{22,}")),
     _Rule("linear-key", re.compile(r"lin_api_" + _lb(8) + r"[A-Za-z0-9]{40}" + _RB)),
+    # More providers' literal prefixes (the red team's formats, tests/data/redteam/).
+    _Rule("stripe-webhook-secret", re.compile(r"whsec_" + _lb(6) + r"[A-Za-z0-9]{24,}")),
+    _Rule("google-oauth-secret", re.compile(r"GOCSPX-" + _lb(7) + r"[A-Za-z0-9_-]{24,}")),
+    _Rule("clojars-token", re.compile(r"CLOJARS_" + _lb(8) + r"[a-f0-9]{40,}")),
+    _Rule("onepassword-token", re.compile(r"ops_eyJ" + _lb(7) + r"[A-Za-z0-9_-]{40,}")),
+    _Rule("fly-token", re.compile(r"fm[12]_" + _lb(4) + r"[A-Za-z0-9+/_=-]{40,}")),
+    _Rule("supabase-token", re.compile(r"sbp_" + _lb(4) + r"[a-f0-9]{40}" + _RB)),
+    _Rule("planetscale-token", re.compile(r"pscale_(?:pw|tkn|oauth)_" + _lb(10) + r"[A-Za-z0-9_.-]{30,}")),
+    _Rule("databricks-token", re.compile(r"dapi" + _lb(4) + r"[a-f0-9]{32}(?:-[0-9])?" + _RB)),
+    _Rule(
+        "tailscale-key", re.compile(r"tskey-(?:auth|api|client|webhook)-" + _lb(11) + r"[A-Za-z0-9_-]{20,}")
+    ),
+    _Rule("square-token", re.compile(r"EAAA" + _lb(4) + r"[A-Za-z0-9_-]{56,}")),
+    _Rule(
+        "plaid-token", re.compile(r"access-(?:production|development|sandbox)-" + _lb(11) + r"[0-9a-f-]{36}")
+    ),
+    _Rule("newrelic-key", re.compile(r"NRII-" + _lb(5) + r"[A-Za-z0-9_-]{27,40}" + _RB)),
+    _Rule("sentry-token", re.compile(r"sntry[us]_" + _lb(7) + r"[A-Za-z0-9_=+/-]{40,}")),
+    _Rule("grafana-token", re.compile(r"gl(?:sa|c)_" + _lb(5) + r"[A-Za-z0-9_=+/-]{32,}")),
+    _Rule("replicate-token", re.compile(r"r8_" + _lb(3) + r"[A-Za-z0-9]{37}" + _RB)),
+    _Rule("groq-key", re.compile(r"gsk_" + _lb(4) + r"[A-Za-z0-9]{48,}")),
+    _Rule("atlassian-token", re.compile(r"ATATT3" + _lb(6) + r"[A-Za-z0-9_=-]{100,}")),
+    _Rule("bitbucket-app-password", re.compile(r"ATBB" + _lb(4) + r"[A-Za-z0-9]{28,}" + _RB)),
+    _Rule("figma-token", re.compile(r"figd_" + _lb(5) + r"[A-Za-z0-9_-]{38,}")),
+    _Rule("postman-key", re.compile(r"PMAK-" + _lb(5) + r"[a-f0-9]{24}-[a-f0-9]{34}" + _RB)),
+    _Rule("contentful-token", re.compile(r"CFPAT-" + _lb(6) + r"[A-Za-z0-9_-]{43}" + _RB)),
+    _Rule("typeform-token", re.compile(r"tfp_" + _lb(4) + r"[A-Za-z0-9_-]{40,}")),
+    _Rule("airtable-token", re.compile(r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}" + _RB)),
+    _Rule(
+        "launchdarkly-key",
+        re.compile(
+            r"(?:sdk|api|mob)-"
+            + _lb(4)
+            + r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+            + _RB
+        ),
+    ),
+    _Rule("prefect-key", re.compile(r"pnu_" + _lb(4) + r"[A-Za-z0-9]{36}" + _RB)),
+    _Rule("clickup-token", re.compile(r"pk_" + _lb(3) + r"[0-9]{6,10}_[A-Z0-9]{32}" + _RB)),
+    _Rule("artifactory-key", re.compile(r"AKCp" + _lb(4) + r"[A-Za-z0-9]{69,}")),
+    _Rule("facebook-token", re.compile(r"EAA[A-Z][A-Za-z0-9]" + _lb(5) + r"[A-Za-z0-9]{80,}")),
+    _Rule("dropbox-token", re.compile(r"sl\.[A-Za-z0-9_-]{2}" + _lb(5) + r"[A-Za-z0-9_-]{100,}")),
 )
 
 
@@ -378,6 +420,28 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
         ("PuTTY-User-Key-File-",),
     ),
     _Rule(
+        "azure-ad-secret",
+        re.compile(r"(?<![A-Za-z0-9_.~-])[A-Za-z0-9_.-]{3}[0-9]Q~[A-Za-z0-9_.~-]{31,34}(?![A-Za-z0-9_.~-])"),
+        ("Q~",),
+    ),
+    _Rule(
+        "twitter-bearer",
+        re.compile(r"AAAAAAAAAAAAAAAAAAAAA[A-Za-z0-9%]{30,}"),
+        ("AAAAAAAAAAAAAAAAAAAAA",),
+    ),
+    _Rule(
+        "firebase-key",
+        re.compile(r"AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}"),
+        (":APA91b",),
+    ),
+    _Rule("google-oauth-token", re.compile(r"(?<![A-Za-z0-9])1//0[A-Za-z0-9_-]{40,}"), ("1//0",)),
+    _Rule(
+        "braintree-token",
+        re.compile(r"access_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[a-f0-9]{32}"),
+        ("access_token$",),
+    ),
+    _Rule("asana-token", re.compile(r"(?<![0-9/])[0-9]/[0-9]{16}/[0-9]{16}:[a-f0-9]{32}"), ("/",)),
+    _Rule(
         "secret-variable",
         # An environment or config variable named for a secret (`SECRET_KEY_BASE=`, `DD_APP_KEY=`,
         # `APP_KEY=base64:…`, `GH_PAT=`), whatever its value's characters, dots included.
@@ -422,6 +486,45 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
         ("authorization",),
         group="v",
         validate=_authorization_ok,
+    ),
+    _Rule(
+        "api-header",
+        re.compile(
+            r"x-(?:auth-key|jfrog-art-api|api-token|auth-token|access-token|secret)"
+            r"\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
+            r"(?P<v>[A-Za-z0-9_+/=.-]{16,})",
+            re.I | re.A,
+        ),
+        ("x-",),
+        group="v",
+    ),
+    *(
+        _Rule(
+            "command-password",
+            re.compile(pattern, re.I | re.A),
+            (needle,),
+            group="v",
+            validate=lambda m: not _is_placeholder(m.group("v")),
+        )
+        for needle, pattern in (
+            ("sqlcmd", r"sqlcmd\b[^\n|;&]*?[ \t]-P[ \t]*[\"']?(?P<v>[^\s\"']+)"),
+            (
+                "ldap",
+                r"ldap(?:search|modify|add|delete|passwd)\b[^\n|;&]*?[ \t]-w[ \t]*[\"']?(?P<v>[^\s\"']+)",
+            ),
+            ("openssl", r"openssl\b[^\n|;&]*?-pass(?:out|in)[ \t]+[\"']?pass:(?P<v>[^\s\"']+)"),
+            ("wandb", r"wandb[ \t]+login[ \t]+(?:--relogin[ \t]+)?(?P<v>[A-Za-z0-9]{32,})"),
+            ("add-authtoken", r"add-authtoken[ \t]+(?P<v>[A-Za-z0-9_]{30,})"),
+            ("--authkey", r"--authkey[= \t]+(?P<v>\S{16,})"),
+        )
+    ),
+    _Rule(
+        "pin",
+        re.compile(
+            r"pin" + _lb(3, "A-Za-z") + r"(?:[ \t]+code)?[ \t]*:?[ \t]+(?P<v>[0-9]{4,8})(?![0-9])", re.I
+        ),
+        ("pin",),
+        group="v",
     ),
     _Rule(
         "netrc-password",
@@ -820,7 +923,17 @@ def _long_runs(text: str, ascii_text: bytes) -> tuple[str, list[int], list[int]]
 
 ALL_KINDS: frozenset[str] = frozenset(
     {r.kind for r in _TOKEN_RULES + _CONTEXT_RULES + _FOLDED_RULES}
-    | {"password", "secret", "token", "api-key", "access-key", "private-key", "card-number", "iban"}
+    | {
+        "password",
+        "secret",
+        "token",
+        "api-key",
+        "access-key",
+        "private-key",
+        "card-number",
+        "iban",
+        "credential",
+    }
 )
 _MARKER = re.compile(re.escape(REDACTION_MARKER_PREFIX) + "(?:" + "|".join(sorted(ALL_KINDS)) + r")\]")
 _MARKER_NEEDLE = REDACTION_MARKER_PREFIX.encode()
@@ -873,6 +986,63 @@ def _raw_candidates(text: str, ascii_text: bytes) -> Iterator[_Candidate]:
     for start, end, kind in _scan_assignments(text, folded):
         yield start, end, kind, _GENERIC
     yield from _scan_numbers(text)
+    yield from _scan_credential_context(text, folded)
+
+
+# A value that looks random, said right after a word for a credential in the same clause ("the SSO
+# session token is IQoJb3…", "unseal key 1 of 5: SZiB1…", "sudo pw on the build VM = Gr@nite-…").
+_CREDENTIAL_WORDS = (b"key", b"token", b"secret", b"password", b"passphrase", b" pw", b"login", b"credential",
+                     b"auth", b"pin ")  # fmt: skip
+_CONTEXT_VALUE = re.compile(r"(?<![A-Za-z0-9+/=_.~!@#$%^&*:-])[A-Za-z0-9][A-Za-z0-9+/=_.~!@#$%^&*:-]{11,255}")
+_EMAIL_OR_HOST = re.compile(r"[^@\s]*@[A-Za-z0-9-]+\.[A-Za-z]{2,}\S*")
+_CLAUSE_END = re.compile(r"[.;!?](?:\s|$)|\n")
+
+
+def _entropy(value: str) -> float:
+    from math import log2
+
+    counts: dict[str, int] = {}
+    for char in value:
+        counts[char] = counts.get(char, 0) + 1
+    return -sum(n / len(value) * log2(n / len(value)) for n in counts.values())
+
+
+def _random_looking(value: str) -> bool:
+    v = value.rstrip(".,:;!?)")
+    if len(v) < 12 or "://" in v or v.startswith(("/", "./", "~", "$")):
+        return False
+    if _DOTTED.fullmatch(v) or _is_placeholder(v) or re.fullmatch(r"[0-9.:-]+", v) or v.isalpha():
+        return False
+    if _EMAIL_OR_HOST.fullmatch(v):
+        return False
+    if len(v) >= 32 and re.fullmatch(r"[0-9a-f]+", v) and _has_digit_and_letter(v):
+        return True  # a hex key said to be one (a git SHA is 40 and is rarely called a key)
+    parts = [part for part in re.split(r"[_\-=|.:/,]+", v) if part]
+    if len(parts) >= 2 and all(re.fullmatch(r"[A-Za-z]+[0-9]{0,3}|[0-9]{1,4}", part) for part in parts):
+        return False  # words joined like an identifier (`is_authenticated=False`, `Proxy-Authorization`)
+    classes = sum(bool(re.search(p, v)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]"))
+    entropy = _entropy(v)
+    return (len(v) >= 16 and classes >= 3 and entropy >= 3.5) or (classes >= 4 and entropy >= 3.2)
+
+
+def _scan_credential_context(text: str, folded: bytes) -> Iterator[_Candidate]:
+    seen: set[int] = set()
+    for word in _CREDENTIAL_WORDS:
+        i = folded.find(word)
+        while i != -1:
+            opened = folded.rfind(b"[redacted:", max(0, i - 40), i)
+            if opened != -1 and folded.find(b"]", opened) > i:
+                i = folded.find(word, i + 1)
+                continue  # a word inside a marker (`[REDACTED:url-password]`) is no context
+            window_end = i + len(word) + 80
+            clause = _CLAUSE_END.search(text, i + len(word), window_end)
+            stop = clause.start() if clause else min(window_end, len(text))
+            for m in _CONTEXT_VALUE.finditer(text, i + len(word), stop):
+                if m.start() not in seen and _random_looking(m.group(0)):
+                    seen.add(m.start())
+                    end = m.start() + len(m.group(0).rstrip(".,:;!?)"))
+                    yield m.start(), end, "credential", _GENERIC + 2
+            i = folded.find(word, i + 1)
 
 
 # Card numbers: 13 to 19 digits, Luhn-valid, from a card network's range (3, 4, 5, 6), written in

@@ -823,3 +823,27 @@ def test_siblings_of_one_rule_merge_into_one_entry_dated_by_the_newer(tmp_path: 
     # A second run over the same input changes nothing.
     first = _twice(tmp_path / "again", {}, [older, other, newer])
     assert first[1] == first[0]
+
+
+def test_a_restatement_of_one_part_of_a_merged_entry_adds_nothing_in_the_next_run(
+    no_fsync: None, tmp_path: Path
+) -> None:
+    """Found by the property above: two siblings merged into "A; b" in the first run, and a
+    restatement of A said between them was a duplicate of A then; in the second run it must still
+    be one (of the merged entry's part), not a new entry."""
+
+    def said(uuid: str, at: str, category: str, text: str) -> Signal:
+        return Signal("-p", "9f8e7d6c-2222-4000-8000-000000000000", uuid, at, category, text, 0.95, 0.9, 0.1,
+                      0.05, (category,))  # fmt: skip
+
+    signals = [
+        said("213fbf9b-0000", "2026-05-30T03:00:00Z", "preference", "The worker is built with Fly.io."),
+        said("93eb9f3e-0000", "2026-05-30T08:00:00Z", "correction", "The worker stores data in Fly.io."),
+        said("9c75ae4c-0000", "2026-05-31T15:00:00Z", "decision", "The frontend logs through Fly.io."),
+    ]
+    memory_dir = tmp_path / "projects" / "-p" / "memory"
+    memory_dir.mkdir(parents=True)
+    _dream_once(memory_dir, signals, set(), tmp_path / "snapshots")
+    first = _md_tree(memory_dir)
+    _dream_once(memory_dir, signals, set(), tmp_path / "snapshots")
+    assert _md_tree(memory_dir) == first

@@ -647,6 +647,14 @@ def _unplaced(item: Any, plan: str) -> dict[str, Any]:
     return {"candidate": candidate, "action": action, "accepted": False, "reason": reason, "text": ""}
 
 
+def _safe(text: str) -> str:
+    """What a report may print of a memory's text: a secret already in memory (an entry dream is
+    re-dating, archiving or replacing) is redacted here too, never printed beside its marker."""
+    from dream.redact import redact
+
+    return redact(text).text
+
+
 def _fill(report: TargetReport, plan: Any) -> None:
     from dream.candidates import candidate_id
 
@@ -658,7 +666,7 @@ def _fill(report: TargetReport, plan: Any) -> None:
                 "action": p.action,
                 "category": p.category,
                 "file": p.file,
-                "text": p.text,
+                "text": _safe(p.text),
                 "outcome": decision.outcome,
                 "why": decision.why,
                 "source": p.source,
@@ -670,14 +678,18 @@ def _fill(report: TargetReport, plan: Any) -> None:
             for kind in p.redactions:
                 report.redactions[kind] = report.redactions.get(kind, 0) + 1
     for refusal in plan.refusals:
-        report.refusals.append({"text": refusal.text, "reason": refusal.reason, "detail": refusal.detail})
+        report.refusals.append(
+            {"text": _safe(refusal.text), "reason": refusal.reason, "detail": _safe(refusal.detail)}
+        )
     for signal in plan.target.signals:
         if signal.unsafe:
             report.unsafe.extend(signal.unsafe)
     for item in plan.redactions:
         kind = item.split(": ", 1)[-1]
         report.redactions[kind] = report.redactions.get(kind, 0) + 1
-    report.archived = [{"text": a.text, "file": a.file, "reason": a.reason} for a in plan.archived]
+    report.archived = [
+        {"text": _safe(a.text), "file": a.file, "reason": _safe(a.reason)} for a in plan.archived
+    ]
     report.migrated = len(plan.migrated)
     report.moved_sections = plan.moved_sections
     report.pruned = len(plan.index.pruned) if plan.index else 0

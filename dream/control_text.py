@@ -89,6 +89,9 @@ _OVERRIDE = re.compile(
     # Writing standing instructions into the files every session loads.
     r"(?:write|append|add|save|store)\b[^\n]{0,40}\b(?:into|to|in) (?:~/\.claude/)?(?:memory\.md|claude\.md)|"
     r"authorized_keys|standing instruction for all future|obey commands found in|"
+    r"/etc/(?:shadow|sudoers)\b|(?:disable|skip|turn off) (?:all )?(?:tls|ssl|certificate) verification|"
+    r"(?:print|paste|show|output|dump) (?:it|them|its contents|the contents) in full|"
+    r"git remote add [^\n]{0,160}&& git push|"
     r"follow (?:her|his|their) instructions over|"
     r"(?:send|post|upload|copy|forward|exfil\w*|transmit|pipe)\b[^.\n]{0,60}"
     r"(?:~/\.(?:aws|ssh|gnupg|config|kube|netrc|npmrc|docker)|\.env\b|id_rsa|id_ed25519|credentials"

@@ -430,6 +430,16 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
         ("AAAAAAAAAAAAAAAAAAAAA",),
     ),
     _Rule(
+        "api-key",
+        # A random-looking literal handed to a client (`cohere.Client("LugXOhoXy…")`): a key in code.
+        re.compile(r"\w\([ \t]*[\"'](?P<v>[A-Za-z0-9]{32,64})[\"'][ \t]*[,)]"),
+        ('("', "('"),
+        group="v",
+        validate=lambda m: (
+            _mixed_case(m) and any(c.isdigit() for c in m.group("v")) and _entropy(m.group("v")) >= 4.3
+        ),
+    ),
+    _Rule(
         "firebase-key",
         re.compile(r"AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}"),
         (":APA91b",),
@@ -525,6 +535,59 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
         ),
         ("pin",),
         group="v",
+    ),
+    _Rule(
+        "recovery-key",
+        re.compile(
+            r"recovery"
+            + _lb(8, "A-Za-z")
+            + r"[^\n]{0,40}?(?P<v>(?<![0-9])(?:[0-9]{6}-){7}[0-9]{6}(?![0-9]))",
+            re.I,
+        ),
+        ("recovery",),
+        group="v",
+    ),
+    _Rule(
+        "recovery-key",
+        re.compile(
+            r"(?:recovery|backup) codes?[^\n]{0,60}?\b(?:are|is|:)[ \t]+"
+            r"(?P<v>[a-z0-9]{4,6}[- ]?[a-z0-9]{3,6}(?:[ ,]+[a-z0-9]{4,6}[- ]?[a-z0-9]{3,6})*)",
+            re.I,
+        ),
+        ("recovery code", "backup code"),
+        group="v",
+        validate=lambda m: any(c.isdigit() for c in m.group("v")),
+    ),
+    _Rule(
+        "one-time-code",
+        re.compile(
+            r"(?:authenticator|2fa|totp|otp|verification code|backup code)[^\n]{0,40}?(?<![0-9])"
+            r"(?P<v>[0-9]{3,4}[ -]?[0-9]{3,4})(?![0-9])",
+            re.I,
+        ),
+        ("authenticator", "2fa", "otp", "verification code", "backup code"),
+        group="v",
+    ),
+    _Rule(
+        "password",
+        # "passphrase for the backup drive: ember quartz willow 1987 sunrise": the words are the secret.
+        re.compile(
+            r"passphrase"
+            + _lb(10, "A-Za-z")
+            + r"[^:\n]{0,40}:[ \t]+(?P<v>(?:[A-Za-z0-9]+ ){3,7}[A-Za-z0-9]+)",
+            re.I,
+        ),
+        ("passphrase",),
+        group="v",
+        validate=lambda m: any(c.isdigit() for c in m.group("v")),
+    ),
+    _Rule(
+        "password",
+        # `admin / Zx7!hollow-Pine`: a user name and its password, the way people write them down.
+        re.compile(r"(?:admin|root|user)[ \t]*/[ \t]*(?P<v>[^\s/]{8,64})", re.I),
+        ("admin", "root", "user"),
+        group="v",
+        validate=lambda m: _has_digit_and_letter(m.group("v")) and any(not c.isalnum() for c in m.group("v")),
     ),
     _Rule(
         "netrc-password",
@@ -993,8 +1056,10 @@ def _raw_candidates(text: str, ascii_text: bytes) -> Iterator[_Candidate]:
 # session token is IQoJb3…", "unseal key 1 of 5: SZiB1…", "sudo pw on the build VM = Gr@nite-…").
 _CREDENTIAL_WORDS = (b"key", b"token", b"secret", b"password", b"passphrase", b" pw", b"login", b"credential",
                      b"auth", b"pin ")  # fmt: skip
+_STRONG_WORDS = (b"password", b"passphrase", b"login", b" pw")
 _CONTEXT_VALUE = re.compile(r"(?<![A-Za-z0-9+/=_.~!@#$%^&*:-])[A-Za-z0-9][A-Za-z0-9+/=_.~!@#$%^&*:-]{11,255}")
 _EMAIL_OR_HOST = re.compile(r"[^@\s]*@[A-Za-z0-9-]+\.[A-Za-z]{2,}\S*")
+_LINE_END = re.compile(r"\n")
 _CLAUSE_END = re.compile(r"[.;!?](?:\s|$)|\n")
 
 
@@ -1007,8 +1072,16 @@ def _entropy(value: str) -> float:
     return -sum(n / len(value) * log2(n / len(value)) for n in counts.values())
 
 
-def _random_looking(value: str) -> bool:
+def _random_looking(value: str, strong: bool = False) -> bool:
+    """`strong`: said right after `password`, `passphrase`, `login`, `pw`: a shorter or word-built
+    value counts too (`m4rina.w4ves!`, `Blue-Harbor-Lantern-63`)."""
     v = value.rstrip(".,:;!?)")
+    joined = [part for part in re.split(r"[_=]+", v) if part]
+    if len(joined) >= 2 and all(re.fullmatch(r"[A-Za-z]+[0-9]{0,3}|[0-9]{1,4}", part) for part in joined):
+        return False  # `force_zip64=False`, `max_retry_count`: code, not a value
+    plain = "://" not in v and not v.startswith(("/", "./", "~", "$")) and not _is_placeholder(v)
+    if strong and plain and len(v) >= 12 and _has_digit_and_letter(v) and not _EMAIL_OR_HOST.fullmatch(v):
+        return True
     if len(v) < 12 or "://" in v or v.startswith(("/", "./", "~", "$")):
         return False
     if _DOTTED.fullmatch(v) or _is_placeholder(v) or re.fullmatch(r"[0-9.:-]+", v) or v.isalpha():
@@ -1035,10 +1108,13 @@ def _scan_credential_context(text: str, folded: bytes) -> Iterator[_Candidate]:
                 i = folded.find(word, i + 1)
                 continue  # a word inside a marker (`[REDACTED:url-password]`) is no context
             window_end = i + len(word) + 80
-            clause = _CLAUSE_END.search(text, i + len(word), window_end)
+            strong = word in _STRONG_WORDS
+            # After a password word a `;` or `.` may come before the value ("…passphrase during git
+            # commit -S; it's Blue-Harbor-Lantern-63"): only a line ends its clause.
+            clause = (_LINE_END if strong else _CLAUSE_END).search(text, i + len(word), window_end)
             stop = clause.start() if clause else min(window_end, len(text))
             for m in _CONTEXT_VALUE.finditer(text, i + len(word), stop):
-                if m.start() not in seen and _random_looking(m.group(0)):
+                if m.start() not in seen and _random_looking(m.group(0), strong):
                     seen.add(m.start())
                     end = m.start() + len(m.group(0).rstrip(".,:;!?)"))
                     yield m.start(), end, "credential", _GENERIC + 2
@@ -1047,8 +1123,8 @@ def _scan_credential_context(text: str, folded: bytes) -> Iterator[_Candidate]:
 
 # Card numbers: 13 to 19 digits, Luhn-valid, from a card network's range (3, 4, 5, 6), written in
 # groups (`4111 1111 1111 1111`, `3782-822463-10005`) or named as a card. An IBAN: its mod-97 check.
-_CARD = re.compile(r"(?<![0-9.,/-])[3-6][0-9]{3}(?:[ -]?[0-9]{2,6}){2,4}(?![0-9]|[.,/-][0-9])")
-_CARD_WORDS = re.compile(r"card|visa|master|amex|credit|debit|\bcc\b|cvv|payment", re.I)
+_CARD = re.compile(r"(?<![0-9.,/-])[2-6][0-9]{3}(?:[ -]?[0-9]{2,6}){2,4}(?![0-9]|[.,/-][0-9])")
+_CARD_WORDS = re.compile(r"card|visa|master|amex|credit|debit|\bcc\b|cvv|payment|\bpan\b", re.I)
 _IBAN = re.compile(r"(?<![A-Z0-9])[A-Z]{2}[0-9]{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?(?![A-Z0-9])")
 
 

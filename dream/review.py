@@ -41,8 +41,24 @@ def proposal_to_json(proposal: Proposal, why: str = "") -> dict[str, Any]:
     data["hold"] = list(proposal.hold)
     data["redactions"] = list(proposal.redactions)
     data["why"] = why
-    data["target"] = {"file": proposal.target.file, "key": proposal.target.key} if proposal.target else None
+    # The target is found again by a hash of its words: its words may hold a secret.
+    data["target"] = (
+        {"file": proposal.target.file, "key": _key_hash(proposal.target.key)} if proposal.target else None
+    )
+    from dream.redact import redact
+
+    # The queue is dream's state on disk: an entry's own text (a re-dating, a replaced entry) may hold
+    # a secret that was already in memory; the queue keeps it redacted, as memory will be.
+    for name in ("text", "previously", "why"):
+        if isinstance(data.get(name), str):
+            data[name] = redact(data[name]).text
     return data
+
+
+def _key_hash(key: str) -> str:
+    import hashlib
+
+    return "sha256:" + hashlib.sha256(key.encode()).hexdigest()[:24]
 
 
 def proposal_from_json(data: dict[str, Any], memory: Memory) -> Proposal | None:
@@ -50,7 +66,14 @@ def proposal_from_json(data: dict[str, Any], memory: Memory) -> Proposal | None:
     target: Entry | None = None
     if data.get("target"):
         want = data["target"]
-        target = next((e for e in memory.entries if e.file == want["file"] and e.key == want["key"]), None)
+        target = next(
+            (
+                e
+                for e in memory.entries
+                if e.file == want["file"] and want["key"] in (e.key, _key_hash(e.key))
+            ),
+            None,
+        )
         if target is None:
             return None
     kwargs = {name: data[name] for name in _FIELDS if name in data}

@@ -267,6 +267,12 @@ CASES: list[tuple[str, str, str]] = [
     ),
     ("iban", "pay to " + "DE89 3704 0044 0532 0130 00" + " by friday", "DE89 3704 0044 0532 0130 00"),
     (
+        "recovery-key",
+        "bitlocker recovery key " + "258874-234058-110979-391061-185515-060522-080894-118074",
+        "258874-234058-110979-391061-185515-060522-080894-118074",
+    ),
+    ("one-time-code", "the code from my authenticator is " + "604 118" + ", quick", "604 118"),
+    (
         "airtable-token",
         "the value is "
         + "patAb12Cd34Ef56Gh.0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2b1a0f9e"

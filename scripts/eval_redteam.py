@@ -20,6 +20,7 @@ from dream.control_text import neutralise  # noqa: E402
 from dream.redact import redact  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "redteam"
+HELDOUT = ROOT / "tests" / "data" / "redteam-heldout"  # a second labeller's set, never tuned on
 
 
 def secret_pieces(secret: str) -> list[str]:
@@ -35,24 +36,28 @@ def leaked(text: str, secret: str) -> list[str]:
     return [piece for piece in secret_pieces(secret) if piece in out]
 
 
-def load(name: str) -> list[dict[str, str]]:
+def load(name: str, folder: Path = DATA) -> list[dict[str, str]]:
     return [
-        json.loads(line) for line in (DATA / name).read_text(encoding="utf-8").splitlines() if line.strip()
+        json.loads(line) for line in (folder / name).read_text(encoding="utf-8").splitlines() if line.strip()
     ]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--show", action="store_true", help="list what passed")
+    parser.add_argument(
+        "--heldout", action="store_true", help="the held-out set (tests/data/redteam-heldout/)"
+    )
     args = parser.parse_args(argv)
-    secrets = load("secrets.jsonl")
+    folder = HELDOUT if args.heldout else DATA
+    secrets = load("secrets.jsonl", folder)
     leaks = [(row["kind"], row["text"]) for row in secrets if leaked(row["text"], row["secret"])]
     kinds = {row["kind"] for row in secrets}
     print(
         f"secrets: {len(secrets)} lines, {len(kinds)} formats; leaked {len(leaks)} lines, "
         f"{len({k for k, _ in leaks})} formats"
     )
-    control = load("control.jsonl")
+    control = load("control.jsonl", folder)
     hostile = [row for row in control if row["kind"] != "benign"]
     benign = [row for row in control if row["kind"] == "benign"]
     passed = [row for row in hostile if not neutralise(row["text"])[1]]

@@ -81,12 +81,16 @@ def test_no_secret_format_is_kept_or_printed_and_no_control_string_is_applied(tm
         outputs.append(done.stdout + done.stderr)
     printed = "\n".join(outputs)
     written = _written(claude)
-    leaks = [
-        row["kind"]
-        for row in secrets
-        for piece in secret_pieces(row["secret"])
-        if piece in written or piece in printed
-    ]
+
+    def needles(row: dict[str, str]) -> list[str]:
+        """What must not appear: the secret, or a short one (a PIN) with the words before it, so that
+        a process id or a file size that happens to hold the same digits is not taken for it."""
+        if len(row["secret"]) >= 8:
+            return secret_pieces(row["secret"])
+        at = row["text"].index(row["secret"])
+        return [row["text"][max(0, at - 12) : at + len(row["secret"])]]
+
+    leaks = [row["kind"] for row in secrets for piece in needles(row) if piece in written or piece in printed]
     assert leaks == [], f"{len(set(leaks))} formats leaked: {sorted(set(leaks))[:10]}"
 
     # No control string is current memory: neither in a topic file's entries nor in MEMORY.md.

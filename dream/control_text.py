@@ -131,6 +131,8 @@ def skeleton(text: str) -> str:
     """What a pattern is matched against: compatibility forms folded (NFKC), Latin look-alikes of
     other scripts folded to Latin, invisible characters gone, whitespace collapsed, lower case.
     Never written anywhere: the text kept is the neutralised original."""
+    if text.isascii():  # the common case: nothing to fold
+        return " ".join(_TERMINAL.sub(" ", text).split()).lower()
     folded = unicodedata.normalize("NFKC", text).translate(_CONFUSABLE)
     folded = _INVISIBLE.sub("", _TERMINAL.sub(" ", folded))
     return " ".join(folded.split()).lower()
@@ -138,6 +140,8 @@ def skeleton(text: str) -> str:
 
 def _mixed_script(text: str) -> bool:
     """A word that mixes Latin letters with their look-alikes from another script ("іgnore")."""
+    if text.isascii():
+        return False
     for word in re.findall(r"[^\W\d_]{3,}", text):
         latin = any("a" <= c.lower() <= "z" for c in word)
         if latin and word.translate(_CONFUSABLE) != word:

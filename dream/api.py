@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from dream import defaults, trigger
 from dream.config import Config, load_config
-from dream.decisions import AgentAction, By
+from dream.decisions import AgentAction
 from dream.errors import BusyError, DreamError, ExitCode, TargetStatus, UsageError, VerificationError
 from dream.gather import GatherResult, gather, parse_since
 from dream.layouts import Layout, layout_for
@@ -47,9 +47,8 @@ from dream.transcripts import ReadStats
 if TYPE_CHECKING:
     from dream.decisions import DecisionCheck, Directive
     from dream.memory import Memory
-    from dream.packet import BatchRecord, PlanRecord
+    from dream.packet import BatchRecord, Packet, PlanRecord
     from dream.plan import Plan
-    from dream.review import ReviewState
 
 
 def _load_memory(paths: Any, memory_type: str) -> Memory:
@@ -162,7 +161,7 @@ class Session:
         # A dry run previews without asking a model unless told to.
         chosen = consolidator or ("none" if dry_run else self.config.consolidator)
         if agent is None and chosen == "claude":
-            agent = self._ask_consolidator(gathered, dry_run, approved or set(), prune_missing_projects)
+            agent = self._ask_consolidator(gathered)
         result = RunResult(
             run_id=run_id,
             started=self.now.isoformat(),
@@ -257,7 +256,6 @@ class Session:
             if not dry_run and target.digests:
                 self._mark_dreamt(target)  # nothing to write: a failure here is the next run's
             return None
-        review = self.state.review(target.memory_dir)
         decided = self._undecided(target)
         checks, directives, remapped = (
             self._check_decisions(target, memory, agent, placed if placed is not None else set())
@@ -299,13 +297,13 @@ class Session:
             report.status, report.failures = TargetStatus.VERIFICATION_FAILED, [str(exc)]
             report.checks = [{"name": n, "ok": False, "detail": str(exc)} for n in exc.failed_checks]
             with contextlib.suppress(DreamError):  # the report says what failed; the queue is rebuilt
-                self._keep_pending(target, plan, review)
+                self._keep_pending(target, plan)
             return report
         except DreamError as exc:
             _fill(report, plan)
             report.status, report.failures = TargetStatus.FAILED, [str(exc)]
             with contextlib.suppress(DreamError):  # the report says what failed; the queue is rebuilt
-                self._keep_pending(target, plan, review)
+                self._keep_pending(target, plan)
             return report
         plan = applied.plan
         _fill(report, plan)
@@ -318,7 +316,7 @@ class Session:
         if failure:
             report.status, report.failures = TargetStatus.FAILED, [failure]
         assert applied.after is not None  # a successful apply always read what it wrote
-        self._save_state(target, plan, review, applied.after)
+        self._save_state(target, plan, applied.after)
         if directives:
             for directive in directives:
                 if directive.action != AgentAction.HOLD and not directive.hold:
@@ -333,15 +331,20 @@ class Session:
     def plan(self, max_tokens: int | None = None) -> PlanResult:
         """The packet for the agent: every memory dir's candidates in batches, within the budget.
         Writes nothing but the plan's record (not even the digest cache)."""
+        packet = self._packet(self.gather(write_cache=False), max_tokens or self.config.max_tokens)
+        assert packet.record is not None
+        self.state.save_plan(packet.record)
+        return PlanResult(packet)
+
+    def _packet(self, gathered: GatherResult, max_tokens: int) -> Packet:
+        """Every memory dir's candidates in batches within `max_tokens`, with the plan's record."""
         from dream.packet import Packet, PlanRecord, add_batches, new_plan_id
 
-        gathered = self.gather(write_cache=False)
-        packet = Packet(new_plan_id(self.now), max_tokens or self.config.max_tokens)
+        packet = Packet(new_plan_id(self.now), max_tokens)
         packet.record = PlanRecord(packet.plan, self.now.isoformat(), gathered.since.isoformat())
         for target in self._targets(gathered):
             add_batches(packet, self._batches(target))
-        self.state.save_plan(packet.record)
-        return PlanResult(packet)
+        return packet
 
     def _batches(self, target: Target) -> list[tuple[dict[str, Any], BatchRecord]]:
         from dream.packet import target_batches
@@ -373,22 +376,15 @@ class Session:
         doc = parse_document(document, max_decisions=limit)
         if self.since_text is None:
             self.window_start = datetime.fromisoformat(record.since)
-        agent = AgentInput(plan=record.plan, items=doc.decisions, record=record)
-        result = self.run(agent=agent)
-        return result
+        return self.run(agent=AgentInput(plan=record.plan, items=doc.decisions, record=record))
 
-    def _ask_consolidator(
-        self, gathered: GatherResult, dry_run: bool, approved: set[str], prune_missing: bool
-    ) -> AgentInput:
+    def _ask_consolidator(self, gathered: GatherResult) -> AgentInput:
         """Ask the person's Claude Code, batch by batch within the budget; a batch it fails on
         keeps the deterministic pass (`fallback`)."""
         from dream.consolidator import ask_claude
-        from dream.packet import Packet, PlanRecord, add_batches, new_plan_id
 
-        packet = Packet(new_plan_id(self.now), self.config.max_tokens)
-        packet.record = PlanRecord(packet.plan, self.now.isoformat(), gathered.since.isoformat())
-        for target in self._targets(gathered):
-            add_batches(packet, self._batches(target))
+        packet = self._packet(gathered, self.config.max_tokens)
+        assert packet.record is not None
         model: dict[str, Any] = {
             "consolidator": "claude",
             "calls": 0,
@@ -421,6 +417,7 @@ class Session:
         self, target: Target, memory: Memory, agent: AgentInput, placed: set[int]
     ) -> tuple[list[DecisionCheck], list[Directive], bool]:
         """This memory dir's decisions, checked against what the plan showed and what is there now."""
+        from dream.candidates import entry_id
         from dream.decisions import CheckContext, check_all
 
         batches = agent.record.for_memory_dir(str(target.memory_dir))
@@ -433,7 +430,7 @@ class Session:
             candidates={c.id: c for c in target.candidates if c.id in planned},
             planned=planned,
             entries=entries,
-            current={(e.file, e.key): e.text for e in memory.entries},
+            current={entry_id(e.file, e.key) for e in memory.entries},
         )
         for candidate in target.candidates:
             said = ctx.said_in_session.get(candidate.session_id, "")
@@ -444,9 +441,6 @@ class Session:
                 placed.add(n)
                 mine.append(item)
         checks, directives = check_all(mine, ctx)
-        for check in checks:
-            if not check.accepted:
-                check.by = By.HOST
         remapped = any(b.fingerprint != memory.fingerprint() for b in batches)
         return checks, directives, remapped
 
@@ -457,7 +451,7 @@ class Session:
             return {}
         return {key: trigger.sessions_seen(self.paths, key) for key in keys}
 
-    def _keep_pending(self, target: Target, plan: Any, review: ReviewState) -> None:
+    def _keep_pending(self, target: Target, plan: Any) -> None:
         """The run's items waiting for review are kept, whether or not its writes went through.
 
         Read again and written under the memory's lock: a `reject` given while the run worked
@@ -475,10 +469,10 @@ class Session:
             }
             self.state.save_review(target.memory_dir, fresh)
 
-    def _save_state(self, target: Target, plan: Any, review: ReviewState, after: Memory) -> None:
+    def _save_state(self, target: Target, plan: Any, after: Memory) -> None:
         from dream.verify import entry_key_hashes
 
-        self._keep_pending(target, plan, review)
+        self._keep_pending(target, plan)
         cwd = target.cwd or self._recorded_cwd(target.memory_dir)
         self.state.save_entry_ledger(target.memory_dir, EntryLedger(entry_key_hashes(after), cwd))
 
@@ -711,7 +705,6 @@ def _fill(report: TargetReport, plan: Any) -> None:
         "left_pending_over_cap": over_cap,
         "waiting_unlisted": over_queue,
         "dropped_not_durable": not_durable,
-        "pruned": len(plan.index.pruned) if plan.index else 0,
         "stale_waiting_over_cap": plan.prune_waiting,
     }
 

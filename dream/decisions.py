@@ -62,12 +62,12 @@ TARGETED = (AgentAction.UPDATE, AgentAction.SUPERSEDE, AgentAction.MERGE)
 
 @dataclass(frozen=True)
 class EntryRef:
-    """An entry the plan showed the agent: found again in memory by its file and words."""
+    """An entry the plan showed the agent, found again in memory by its id (`candidates.entry_id`,
+    a hash of its file and words: a plan record never holds the words themselves)."""
 
     id: str
     file: str
-    key: str
-    text: str
+    text: str  # redacted
 
 
 @dataclass
@@ -96,6 +96,8 @@ class DecisionCheck:
     reason: str
     text: str = ""
     by: By = By.AGENT
+    # Refused only for naming a target the plan never showed: the candidate waits for review.
+    waits: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -209,7 +211,7 @@ class CheckContext:
     candidates: dict[str, Candidate]  # this memory dir's candidates in the plan, found again now
     planned: set[str]  # ids the plan listed for this memory dir (some may have left the window)
     entries: dict[str, EntryRef]  # the entries the plan showed, by id
-    current: dict[tuple[str, str], str]  # (file, key) of every entry in memory now → its text
+    current: set[str]  # the entry id of every entry in memory now
     # What else the person said in each session (the window's candidates): a rule may join what
     # they said over a conversation, and a name they typed two messages earlier is not invented.
     said_in_session: dict[str, str] = field(default_factory=dict)
@@ -218,12 +220,13 @@ class CheckContext:
 def check_decision(item: Any, ctx: CheckContext) -> tuple[DecisionCheck, Directive | None]:
     """One decision: refused with its reason, or accepted as a directive."""
     if not isinstance(item, dict):
-        return DecisionCheck("?", "?", False, "not a JSON object"), None
+        return DecisionCheck("?", "?", False, "not a JSON object", by=By.HOST), None
     cid = str(item.get("candidate", ""))
     action_text = str(item.get("action", ""))
 
-    def refuse(reason: str) -> tuple[DecisionCheck, None]:
-        return DecisionCheck(cid, action_text, False, reason, _text_of(item)), None
+    def refuse(reason: str, waits: bool = False) -> tuple[DecisionCheck, None]:
+        # A refusal is the host's decision.
+        return DecisionCheck(cid, action_text, False, reason, _text_of(item), By.HOST, waits), None
 
     if cid not in ctx.planned:
         return refuse(f"not a candidate of plan {ctx.plan}")
@@ -246,8 +249,8 @@ def check_decision(item: Any, ctx: CheckContext) -> tuple[DecisionCheck, Directi
     if not isinstance(quote, str) or not quote_holds(quote, candidate.text):
         return refuse("the quote is not in the candidate's message")
     checked = _check_text(text, action, item, candidate, ctx)
-    if isinstance(checked, str):
-        return refuse(checked)
+    if isinstance(checked, _Refused):
+        return refuse(checked.reason, checked.waits)
     text, target = checked
     directive = Directive(candidate, action, text, category, _SPACE.sub(" ", quote).strip(), why, target)
     _safety_holds(directive)
@@ -255,42 +258,39 @@ def check_decision(item: Any, ctx: CheckContext) -> tuple[DecisionCheck, Directi
     return DecisionCheck(cid, str(action), True, reason, directive.text), directive
 
 
+@dataclass(frozen=True)
+class _Refused:
+    reason: str
+    waits: bool = False  # the candidate waits for review rather than keeping its deterministic outcome
+
+
 def _check_text(
     text: Any, action: AgentAction, item: dict[str, Any], candidate: Candidate, ctx: CheckContext
-) -> str | tuple[str, EntryRef | None]:
+) -> _Refused | tuple[str, EntryRef | None]:
     """The decision's text and target, or why they are refused."""
     if not isinstance(text, str) or len(_SPACE.sub(" ", text).strip()) < 3:
-        return "no text"
+        return _Refused("no text")
     text = _SPACE.sub(" ", text).strip()
     if len(text) > defaults.DECISION_TEXT_MAX_CHARS:
-        return f"the text is longer than {defaults.DECISION_TEXT_MAX_CHARS} characters"
+        return _Refused(f"the text is longer than {defaults.DECISION_TEXT_MAX_CHARS} characters")
     target: EntryRef | None = None
     if action in TARGETED:
         tid = str(item.get("target") or "")
         target = ctx.entries.get(tid)
         if target is None:
-            return f"unknown target {tid!r} (the candidate waits for review)"
-        if (target.file, target.key) not in ctx.current:
-            return f"target {tid} is no longer in memory (it changed since the plan)"
+            return _Refused(f"unknown target {tid!r} (the candidate waits for review)", waits=True)
+        if target.id not in ctx.current:
+            return _Refused(f"target {tid} is no longer in memory (it changed since the plan)")
     sources = [candidate.text, candidate.context, _absolute(candidate)]
     sources += [ctx.said_in_session.get(candidate.session_id, ""), target.text if target else ""]
     # A secret in the text is held for review, redacted (below): its marker is the host's word.
-    made_up = invented(_MARKER.sub(" ", redact_text(text)), sources)
-    if made_up:
-        names = ", ".join(repr(t) for t in made_up[:3])
-        return f"invents {names} (not in the message, its context, the session or the target)"
-    return text, target
-
-
-def redact_text(text: str) -> str:
     from dream.redact import redact
 
-    return redact(text).text
-
-
-def unknown_target(item: Any) -> bool:
-    """A decision refused only for naming a target the plan never showed: its candidate waits."""
-    return isinstance(item, dict) and str(item.get("action", "")) in {str(a) for a in TARGETED}
+    made_up = invented(_MARKER.sub(" ", redact(text).text), sources)
+    if made_up:
+        names = ", ".join(repr(t) for t in made_up[:3])
+        return _Refused(f"invents {names} (not in the message, its context, the session or the target)")
+    return text, target
 
 
 def _text_of(item: dict[str, Any]) -> str:
@@ -351,7 +351,7 @@ def check_all(items: list[Any], ctx: CheckContext) -> tuple[list[DecisionCheck],
                 check, directive = _refused(check, "conflicts with another decision for this candidate"), None
             else:
                 mine.append(directive)
-        elif check.reason.startswith("unknown target") and unknown_target(item):
+        elif check.waits:
             candidate = ctx.candidates.get(check.candidate)
             if candidate is not None and check.candidate not in per_candidate:
                 hold = Directive(candidate, AgentAction.HOLD, "", "", "", "the agent named an unknown target")
@@ -364,4 +364,4 @@ def check_all(items: list[Any], ctx: CheckContext) -> tuple[list[DecisionCheck],
 
 
 def _refused(check: DecisionCheck, reason: str) -> DecisionCheck:
-    return DecisionCheck(check.candidate, check.action, False, reason, check.text, check.by)
+    return DecisionCheck(check.candidate, check.action, False, reason, check.text, By.HOST)

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 from dream import defaults
 from dream.candidates import Candidate, entry_id
 from dream.decisions import EntryRef
-from dream.statement import analyse
 
 if TYPE_CHECKING:
+    from dream.gates import Decision
     from dream.memory import Entry, Memory
     from dream.plan import Plan
 
@@ -47,14 +47,12 @@ class BatchRecord:
             "project": self.project,
             "fingerprint": self.fingerprint,
             "candidates": self.candidates,
-            "entries": {i: [e.file, e.key, e.text] for i, e in self.entries.items()},
+            "entries": {i: [e.file, e.text] for i, e in self.entries.items()},
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> BatchRecord:
-        entries = {
-            str(i): EntryRef(str(i), str(f), str(k), str(t)) for i, (f, k, t) in data["entries"].items()
-        }
+        entries = {str(i): EntryRef(str(i), str(f), str(t)) for i, (f, t) in data["entries"].items()}
         return cls(
             str(data["memory_dir"]),
             str(data["project"]),
@@ -121,16 +119,16 @@ class Packet:
         }
 
 
-def _proposal_json(plan: Plan, candidate: Candidate) -> list[dict[str, Any]]:
+def _proposal_json(decisions: list[Decision]) -> list[dict[str, Any]]:
+    from dream.redact import redact
+
     rows = []
-    for decision in plan.decisions:
+    for decision in decisions:
         p = decision.proposal
-        if (p.session_id, p.uuid) != (candidate.session_id, candidate.uuid):
-            continue
         rows.append(
             {
                 "action": str(p.action),
-                "text": p.text,
+                "text": redact(p.text).text,
                 "file": p.file,
                 "target": entry_id(p.target.file, p.target.key) if p.target is not None else None,
                 "outcome": str(decision.outcome),
@@ -149,9 +147,13 @@ def _refusal_json(plan: Plan, candidate: Candidate) -> dict[str, Any] | None:
 
 
 def candidate_json(
-    plan: Plan, candidate: Candidate, categories: tuple[str, ...], scores: dict[str, float]
+    plan: Plan,
+    candidate: Candidate,
+    categories: tuple[str, ...],
+    scores: dict[str, float],
+    decisions: list[Decision],
 ) -> dict[str, Any]:
-    proposals = _proposal_json(plan, candidate)
+    proposals = _proposal_json(decisions)
     data: dict[str, Any] = {
         "id": candidate.id,
         "session": candidate.session_id,
@@ -183,6 +185,8 @@ def _related_entries(memory: Memory, plan: Plan, batch: list[Candidate]) -> list
         for d in plan.decisions
         if d.proposal.target is not None and (d.proposal.session_id, d.proposal.uuid) in keys
     ]
+    from dream.statement import analyse
+
     words: dict[str, int] = {}
     for candidate in batch:
         for term in analyse(candidate.text[:600]).terms:
@@ -205,9 +209,14 @@ def target_batches(
 ) -> list[tuple[dict[str, Any], BatchRecord]]:
     """One memory dir's candidates in batches, the likeliest rules first, each batch in the order
     the person said them (the newer of two statements is the later one)."""
+    from dream.redact import redact
+
     signals_of: dict[tuple[str, str], list[Any]] = {}
     for signal in plan.target.signals:
         signals_of.setdefault((signal.session_id, signal.uuid), []).append(signal)
+    decisions_of: dict[tuple[str, str], list[Decision]] = {}
+    for decision in plan.decisions:
+        decisions_of.setdefault((decision.proposal.session_id, decision.proposal.uuid), []).append(decision)
 
     def rank(c: Candidate) -> tuple[int, float]:
         return (0 if (c.session_id, c.uuid) in signals_of else 1, -c.probability)
@@ -229,10 +238,12 @@ def target_batches(
                 "change_risk": best.change_risk if best else 0.0,
                 "sensitivity": best.sensitivity if best else 0.0,
             }
-            rows.append(candidate_json(plan, candidate, categories, scores))
+            key = (candidate.session_id, candidate.uuid)
+            rows.append(candidate_json(plan, candidate, categories, scores, decisions_of.get(key, [])))
         shown: dict[str, tuple[EntryRef, Entry]] = {}
         for entry in _related_entries(memory, plan, chunk):
-            ref = EntryRef(entry_id(entry.file, entry.key), entry.file, entry.key, entry.text)
+            # A secret already in memory never goes to the model, nor into the plan's record.
+            ref = EntryRef(entry_id(entry.file, entry.key), entry.file, redact(entry.text).text)
             shown.setdefault(ref.id, (ref, entry))
         refs = {i: ref for i, (ref, _) in shown.items()}
         batch: dict[str, Any] = {

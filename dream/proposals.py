@@ -14,6 +14,7 @@ from datetime import date
 
 from dream import defaults
 from dream.actions import Action
+from dream.candidates import entry_id
 from dream.contradiction import contradiction
 from dream.dates import absolutize, has_relative_date
 from dream.decisions import AgentAction, By, Directive
@@ -321,8 +322,7 @@ class _Working:
             (
                 (i, item)
                 for i, (item, _) in enumerate(self.items)
-                if isinstance(item, Entry)
-                and (item.file, item.key) == (directive.target.file, directive.target.key)
+                if isinstance(item, Entry) and entry_id(item.file, item.key) == directive.target.id
             ),
             None,
         )

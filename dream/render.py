@@ -429,7 +429,7 @@ def _render_notes(target: TargetReport) -> list[str]:
         out.append(
             f"budget: {b['applied']} of at most {b['cap']} changes applied; "
             f"{b['left_pending_over_cap']} left pending over the cap"
-            + (f"; {b['pruned']} stale entries archived" if b.get("pruned") else "")
+            + (f"; {target.pruned} stale entries archived" if target.pruned else "")
             + (
                 f", {b['stale_waiting_over_cap']} more wait for a later run"
                 if b.get("stale_waiting_over_cap")

@@ -15,6 +15,7 @@ from typing import Any
 from dream.actions import Action
 from dream.memory import Entry, Memory
 from dream.proposals import Proposal
+from dream.verify import key_hash
 
 _FIELDS = (
     "action",
@@ -43,7 +44,7 @@ def proposal_to_json(proposal: Proposal, why: str = "") -> dict[str, Any]:
     data["why"] = why
     # The target is found again by a hash of its words: its words may hold a secret.
     data["target"] = (
-        {"file": proposal.target.file, "key": _key_hash(proposal.target.key)} if proposal.target else None
+        {"file": proposal.target.file, "key": key_hash(proposal.target.key)} if proposal.target else None
     )
     from dream.redact import redact
 
@@ -55,12 +56,6 @@ def proposal_to_json(proposal: Proposal, why: str = "") -> dict[str, Any]:
     return data
 
 
-def _key_hash(key: str) -> str:
-    import hashlib
-
-    return "sha256:" + hashlib.sha256(key.encode()).hexdigest()[:24]
-
-
 def proposal_from_json(data: dict[str, Any], memory: Memory) -> Proposal | None:
     """Rebuild a stored proposal against the memory as it is now; None when its target is gone."""
     target: Entry | None = None
@@ -70,7 +65,7 @@ def proposal_from_json(data: dict[str, Any], memory: Memory) -> Proposal | None:
             (
                 e
                 for e in memory.entries
-                if e.file == want["file"] and want["key"] in (e.key, _key_hash(e.key))
+                if e.file == want["file"] and want["key"] in (e.key, key_hash(e.key))
             ),
             None,
         )

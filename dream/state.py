@@ -23,12 +23,14 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dream import defaults
-from dream.packet import PlanRecord
 from dream.paths import Paths
 from dream.review import ReviewState, load_review
+
+if TYPE_CHECKING:
+    from dream.packet import PlanRecord
 
 _PLAN_ID = re.compile(r"p\d{8}T\d{6}-[0-9a-f]{6}")
 
@@ -100,6 +102,8 @@ class StateStore:
             old.unlink(missing_ok=True)
 
     def plan(self, plan_id: str) -> PlanRecord | None:
+        from dream.packet import PlanRecord
+
         if not _PLAN_ID.fullmatch(plan_id):
             return None
         data = _read_json(self.paths.plan_file(plan_id))

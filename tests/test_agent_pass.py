@@ -592,3 +592,14 @@ def test_plan_and_apply_through_the_command_line(claude: Path, tmp_path: Path) -
     assert bad.returncode == 2 and "not JSON" in bad.stderr
     text = _cli(claude, "plan")
     assert text.returncode == 0 and "decide with: dream apply --decisions" in text.stdout
+
+
+def test_a_secret_already_in_memory_reaches_neither_the_packet_nor_the_plan_record(claude: Path) -> None:
+    token = "ghp_" + "Q7w2" * 9
+    facts = _memory_dir(claude) / "facts.md"
+    facts.write_text(facts.read_text(encoding="utf-8") + f"- [2026-11-20] The deploy token is {token}.\n")
+    packet = _packet(claude)
+    assert token not in json.dumps(packet)
+    record = claude / "dream" / "plans" / f"{packet['plan']}.json"
+    assert token not in record.read_text(encoding="utf-8")
+    assert any("[REDACTED:github-token]" in e["text"] for b in packet["batches"] for e in b["entries"])

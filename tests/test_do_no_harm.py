@@ -306,10 +306,10 @@ def test_a_reject_given_while_a_run_works_stands(tmp_path: Path, monkeypatch: py
     pid = item.proposal["id"]
     real = Session._keep_pending
 
-    def reject_meanwhile(self: Session, target: object, plan: object, review: object) -> None:
+    def reject_meanwhile(self: Session, target: object, plan: object) -> None:
         # The person rejects the item after this run read the queue and before it saves it.
         Session.open(claude_dir=claude).reject([pid])
-        real(self, target, plan, review)  # type: ignore[arg-type]
+        real(self, target, plan)  # type: ignore[arg-type]
 
     monkeypatch.setattr(Session, "_keep_pending", reject_meanwhile)
     assert Session.open(claude_dir=claude).run().exit_code == 0

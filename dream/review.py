@@ -62,11 +62,7 @@ def proposal_from_json(data: dict[str, Any], memory: Memory) -> Proposal | None:
     if data.get("target"):
         want = data["target"]
         target = next(
-            (
-                e
-                for e in memory.entries
-                if e.file == want["file"] and want["key"] in (e.key, key_hash(e.key))
-            ),
+            (e for e in memory.entries if e.file == want["file"] and want["key"] in (e.key, key_hash(e.key))),
             None,
         )
         if target is None:

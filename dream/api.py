@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,11 +35,15 @@ from dream.results import (
     ReviewItem,
     ReviewResult,
     RunSummary,
+    ScheduleStatus,
+    ServiceResult,
     SignalsResult,
     StatusResult,
     TargetChecks,
+    TickResult,
     VerifyResult,
 )
+from dream.schedule import RunTrigger, TickAction
 from dream.signals import Signal
 from dream.state import EntryLedger, StateStore
 from dream.target import Target
@@ -70,6 +75,10 @@ class Session:
     now: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
     # The window of the plan an apply decides on (its candidates are that window's messages).
     window_start: datetime | None = None
+    # Why this session runs (its reports say), and the memory dirs it is limited to (a scheduled
+    # run dreams only for the projects active in the last 24 hours).
+    trigger: RunTrigger = RunTrigger.MANUAL
+    only_keys: frozenset[str] | None = None
 
     @classmethod
     def open(
@@ -130,7 +139,7 @@ class Session:
             if idle.key not in targets:
                 idle.missing = self._is_missing_project(idle.key, idle.memory_dir)
                 targets[idle.key] = idle
-        return [targets[k] for k in sorted(targets)]
+        return [targets[k] for k in sorted(targets) if self.only_keys is None or k in self.only_keys]
 
     def memory_paths(self, target: Target) -> MemoryPaths:
         return layout_for(target.memory_type).memory_paths(target.memory_dir)
@@ -165,6 +174,7 @@ class Session:
         result = RunResult(
             run_id=run_id,
             started=self.now.isoformat(),
+            trigger=str(self.trigger),
             dry_run=dry_run,
             since=gathered.since.isoformat(),
             read=read_stats_json(gathered.read),
@@ -323,7 +333,7 @@ class Session:
                     decided[directive.candidate.id] = self.now.date().isoformat()
             keep = (self.now - timedelta(days=2 * self.config.window_days)).date().isoformat()
             self.state.save_decided(target.memory_dir, decided, keep)
-        self.state.append_report_row(target.memory_dir, _report_row(run_id, report))
+        self.state.append_report_row(target.memory_dir, _report_row(run_id, report, self.trigger))
         return report
 
     # -- the agent pass (DESIGN.md §9) ----------------------------------------------------------
@@ -588,11 +598,15 @@ class Session:
                     sessions_since_last_dream=len(trigger.sessions_seen(self.paths, target.key)),
                     pending=target.key in pending,
                     last_runs=[
-                        RunSummary(r.get("run_id"), r.get("status"), r.get("counts")) for r in rows[-5:]
+                        RunSummary(
+                            r.get("run_id"), r.get("status"), r.get("counts"), r.get("trigger", "manual")
+                        )
+                        for r in rows[-5:]
                     ],
                 )
             )
         return StatusResult(
+            schedule=self._schedule_status(),
             claude_dir=str(self.paths.claude_dir),
             pending_flag=self.paths.pending_flag.exists(),
             pending_projects=sorted(pending),
@@ -601,6 +615,75 @@ class Session:
             projects=projects,
             consolidator=self.config.consolidator,
         )
+
+    # -- the nightly schedule (issue 18) -------------------------------------------------------
+
+    def _schedule_status(self) -> ScheduleStatus:
+        from dream.daemon import load_state, local_now
+        from dream.paths import resolve_service_paths
+        from dream.schedule import decide, local_zone, next_check, parse_at
+        from dream.service import installed_kinds
+
+        state = load_state(self.paths)
+        now = local_now()
+        decision = decide(now, parse_at(self.config.at), state, local_zone())
+        ahead = decision.next_window or (decision.window if decision.action == TickAction.RUN else None)
+        return ScheduleStatus(
+            at=self.config.at,
+            handled=state.handled,
+            last_trigger=state.last_trigger,
+            last_outcome=state.last_outcome,
+            next_window=ahead.isoformat(timespec="minutes") if ahead else None,
+            due_now=decision.action == TickAction.RUN,
+            next_check=next_check(now, decision).isoformat(timespec="minutes"),
+            service=[str(k) for k in installed_kinds(resolve_service_paths())],
+        )
+
+    def tick(
+        self, now: datetime | None = None, *, execute: bool = False, at: str | None = None
+    ) -> TickResult:
+        """One look at the schedule at `now` (default: the clock). Without `execute`, a preview."""
+        from dream.daemon import local_now, tick
+
+        return tick(self, now or local_now(), execute=execute, at_text=at)
+
+    def daemon(
+        self,
+        reopen: Callable[[], Session],
+        on_tick: Callable[[TickResult], None],
+        stop: threading.Event,
+        *,
+        at: str | None = None,
+    ) -> ExitCode:
+        """The daemon loop until `stop` is set; BUSY at once when another loop holds this Claude
+        dir. `reopen` opens the session each tick anew, so an edited `.dream-config` counts."""
+        from dream.daemon import daemon_lock, loop, trim_log
+
+        with daemon_lock(self.paths) as mine:
+            if not mine:
+                return ExitCode.BUSY
+            trim_log(self.paths.daemon_log)
+            loop(reopen, on_tick, at_text=at, sleep=stop.wait, stop=stop.is_set)
+        return ExitCode.OK
+
+    def service(self, command: str, kind: str | None = None, *, start: bool = True) -> ServiceResult:
+        """`service install | uninstall | status`; `kind` None: this machine's (install), every
+        kind found (uninstall)."""
+        from dream import service
+        from dream.daemon import local_now, tick
+        from dream.paths import resolve_service_paths
+
+        where = resolve_service_paths()
+        chosen = service.ServiceKind(kind) if kind else None
+        if command == "install":
+            result = service.install(self.paths, where, chosen or service.detect_kind(), start=start)
+        elif command == "uninstall":
+            result = service.uninstall(self.paths, where, chosen, start=start)
+        else:
+            result = service.status(where)
+        preview = tick(self, local_now(), execute=False)
+        result.at, result.handled, result.next_window = preview.at, preview.handled, preview.next_window
+        return result
 
     def restore(self, run_id: str | None = None) -> RestoreResult:
         """Put the memory back as it was before the last run (or before `run_id`). What is there now
@@ -709,11 +792,12 @@ def _fill(report: TargetReport, plan: Any) -> None:
     }
 
 
-def _report_row(run_id: str, report: TargetReport) -> dict[str, Any]:
+def _report_row(run_id: str, report: TargetReport, why: RunTrigger) -> dict[str, Any]:
     from dream.report import _bounded
 
     row = _bounded(report)
     row["run_id"] = run_id
+    row["trigger"] = str(why)
     row["finished"] = datetime.now(timezone.utc).isoformat()
     return row
 

@@ -278,3 +278,121 @@ def restore(ctx: click.Context, /, run_id: str | None, **local: Any) -> int:
     """Put memory files back as they were before the last run (or before RUN_ID)."""
     settings = _settings(ctx, local)
     return _emit(_session(settings).restore(run_id), settings)
+
+
+@main.command()
+@click.option("--once", is_flag=True, help="One tick: what the daemon would do now and why (nothing run).")
+@click.option(
+    "--execute",
+    is_flag=True,
+    help="With --once: dispatch the current window (a handled day never runs again).",
+)
+@click.option(
+    "--now", "now_text", metavar="ISO-TIME", help="The time to decide at (tests; what would happen at …)."
+)
+@click.option(
+    "--at", "at_text", metavar="HH:MM", help="The nightly time for this invocation (default $DREAM_AT)."
+)
+@common_options
+@click.pass_context
+@_run_guarded
+def daemon(
+    ctx: click.Context,
+    /,
+    once: bool = False,
+    execute: bool = False,
+    now_text: str | None = None,
+    at_text: str | None = None,
+    **local: Any,
+) -> int:
+    """The nightly schedule: dream at DREAM_AT for the projects active in the last 24 hours.
+
+    Without --once, a loop (what the user service runs); one loop per Claude dir.
+    """
+    from dream.errors import UsageError
+
+    settings = _settings(ctx, local)
+    if execute and not once:
+        raise UsageError("--execute goes with --once (the loop always executes)")
+    if now_text is not None and not once:
+        raise UsageError("--now goes with --once")
+    session = _session(settings)
+    if once:
+        from dream.daemon import parse_now
+
+        now = parse_now(now_text) if now_text else None
+        return _emit(session.tick(now, execute=execute, at=at_text), settings)
+    import signal
+    import threading
+
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
+    said: list[bool] = []
+
+    def on_tick(result: Any) -> None:
+        # Said when something happens, and once at the start; a quiet wait is not logged.
+        if str(result.action) != "wait" or not said:
+            _emit(result, settings)
+            sys.stdout.flush()
+            said.append(True)
+
+    code = session.daemon(lambda: _session(settings), on_tick, stop, at=at_text)
+    if code == ExitCode.BUSY:
+        click.echo(
+            f"dream: another dream daemon runs for {session.paths.claude_dir}; this one exits", err=True
+        )
+        return int(ExitCode.OK)
+    return int(code)
+
+
+@main.group()
+def service() -> None:
+    """The user service that keeps the daemon running (systemd, launchd or cron)."""
+
+
+_KIND = click.option(
+    "--kind",
+    type=click.Choice(["systemd", "launchd", "cron"]),
+    help="The service manager (default: this machine's; uninstall: every kind found).",
+)
+_NO_START = click.option(
+    "--no-start", is_flag=True, help="Write or remove the files only; print the manager's commands to run."
+)
+
+
+@service.command("install")
+@_KIND
+@_NO_START
+@common_options
+@click.pass_context
+@_run_guarded
+def service_install(
+    ctx: click.Context, /, kind: str | None = None, no_start: bool = False, **local: Any
+) -> int:
+    """Install the user service (it never turns the schedule on: DREAM_AT does)."""
+    settings = _settings(ctx, local)
+    return _emit(_session(settings).service("install", kind, start=not no_start), settings)
+
+
+@service.command("uninstall")
+@_KIND
+@_NO_START
+@common_options
+@click.pass_context
+@_run_guarded
+def service_uninstall(
+    ctx: click.Context, /, kind: str | None = None, no_start: bool = False, **local: Any
+) -> int:
+    """Stop and remove the user service, leaving nothing of it."""
+    settings = _settings(ctx, local)
+    return _emit(_session(settings).service("uninstall", kind, start=not no_start), settings)
+
+
+@service.command("status")
+@common_options
+@click.pass_context
+@_run_guarded
+def service_status(ctx: click.Context, /, **local: Any) -> int:
+    """Which service is installed, DREAM_AT, the last handled window and the next one."""
+    settings = _settings(ctx, local)
+    return _emit(_session(settings).service("status"), settings)

@@ -27,6 +27,8 @@ class Config:
     max_tokens: int = defaults.MAX_TOKENS
     consolidator: str = defaults.CONSOLIDATOR
     claude_bin: str = defaults.CLAUDE_BIN
+    # The nightly schedule (DREAM_AT=HH:MM, local time); None: no schedule.
+    at: str | None = defaults.SCHEDULE_AT
 
 
 _INT_KEYS = {
@@ -38,7 +40,7 @@ _INT_KEYS = {
     "DREAM_MAX_TOKENS": "max_tokens",
 }
 # Also read from the environment (over the file): a cron line or a service sets them there.
-_ENV_KEYS = ("DREAM_MAX_TOKENS", "DREAM_CONSOLIDATOR", "DREAM_CLAUDE_BIN")
+_ENV_KEYS = ("DREAM_MAX_TOKENS", "DREAM_CONSOLIDATOR", "DREAM_CLAUDE_BIN", "DREAM_AT")
 
 
 def read_config_file(path: Path) -> dict[str, str]:
@@ -81,6 +83,10 @@ def load_config(path: Path, overrides: dict[str, object] | None = None) -> Confi
                 raise UsageError(f"{path}: {key} must be auto, review or off, not {values[key]!r}")
             policies[category] = policy
     kwargs["policies"] = policies
+    if values.get("DREAM_AT", "").strip():
+        from dream.schedule import format_at, parse_at
+
+        kwargs["at"] = format_at(parse_at(values["DREAM_AT"]))
     if values.get("DREAM_PINNED"):
         kwargs["pinned"] = tuple(p.strip() for p in values["DREAM_PINNED"].split("|") if p.strip())
     for key, value in (overrides or {}).items():

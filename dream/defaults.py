@@ -78,6 +78,22 @@ CATEGORY_POLICY_DEFAULT = {
     "fact": "auto",
 }
 
+# The nightly schedule (issue 18): DREAM_AT=HH:MM local, unset means none.
+SCHEDULE_AT: str | None = None
+# A window run within this long of its time is `scheduled`; later, `recovered`.
+SCHEDULE_ON_TIME_SECONDS = 300
+# The daemon looks at least this often before a window (a timer may wake hours late after sleep).
+SCHEDULE_CHECK_SECONDS = 900
+# Inside that wait it wakes this often to compare the wall clock (a suspend stops monotonic time).
+DAEMON_WAKE_SECONDS = 60
+# A scheduled run dreams for the projects with a session in this many hours before it.
+SCHEDULE_ACTIVE_HOURS = 24
+# The daemon's log (launchd and cron append to it) is cut to its newest half past this size.
+DAEMON_LOG_MAX_BYTES = 1024 * 1024
+# The user service's names.
+SERVICE_NAME = "dream"
+LAUNCHD_LABEL = "dream.daemon"
+
 LOCK_TIMEOUT_SECONDS = 10.0
 # Claude Code's own auto-dream lock counts as held while younger than this and its PID is alive.
 NATIVE_LOCK_MAX_AGE_SECONDS = 3600

@@ -170,6 +170,27 @@ class Paths:
     def pending_lock(self) -> Path:
         return self.state_dir / "pending.lock"
 
+    # The nightly schedule (`daemon.py`): what it last handled, and its locks.
+
+    @property
+    def schedule_file(self) -> Path:
+        return self.state_dir / "schedule.json"
+
+    @property
+    def schedule_lock(self) -> Path:
+        """Held by the tick that dispatches a window: two daemons never claim the same one."""
+        return self.state_dir / "schedule.lock"
+
+    @property
+    def daemon_lock(self) -> Path:
+        """Held by the daemon loop for its life: one loop per Claude dir."""
+        return self.state_dir / "daemon.lock"
+
+    @property
+    def daemon_log(self) -> Path:
+        """Where the user service sends the daemon's output."""
+        return self.state_dir / "daemon.log"
+
     def session_folders(self, project_folder: Path) -> tuple[Path, Path]:
         """Where a project folder's transcripts are: the folder, and `sessions/` (older docs)."""
         return project_folder, project_folder / "sessions"
@@ -190,6 +211,30 @@ def resolve_paths(claude_dir: str | os.PathLike[str] | None = None) -> Paths:
         review_dir=state / "review",
         snapshots_dir=state / "snapshots",
         plans_dir=state / "plans",
+    )
+
+
+@dataclass(frozen=True)
+class ServicePaths:
+    """Where the user service's files go (`service.py`), in the person's home."""
+
+    systemd_unit: Path
+    systemd_timer: Path
+    launchd_plist: Path
+
+
+def resolve_service_paths(home: Path | None = None) -> ServicePaths:
+    """systemd: `$XDG_CONFIG_HOME/systemd/user/` (default `~/.config`); launchd: `~/Library/LaunchAgents/`."""
+    from dream import defaults
+
+    base = home or Path.home()
+    config = os.environ.get("XDG_CONFIG_HOME")
+    units = (Path(config) if config else base / ".config") / "systemd" / "user"
+    name = defaults.SERVICE_NAME
+    return ServicePaths(
+        systemd_unit=units / f"{name}.service",
+        systemd_timer=units / f"{name}.timer",
+        launchd_plist=base / "Library" / "LaunchAgents" / f"{defaults.LAUNCHD_LABEL}.plist",
     )
 
 

@@ -19,8 +19,10 @@ from dream.results import (
     RejectResult,
     RestoreResult,
     ReviewResult,
+    ServiceResult,
     SignalsResult,
     StatusResult,
+    TickResult,
     VerifyResult,
 )
 from dream.transcripts import Excluded, ReadStats
@@ -162,13 +164,91 @@ def _(result: StatusResult, as_json: bool) -> Rendered:
         else "none (unattended runs are deterministic; /dream uses the session's agent)"
     )
     out.append(f"consolidator: {consolidator}")
+    out.append(_schedule_line(result))
     for project in result.projects:
         hours = project.hours_since_last_dream
         out.append(
             f"== {project.key}: last dream {'never' if hours is None else f'{hours} h ago'}, "
             f"{project.sessions_since_last_dream} sessions since"
         )
-        out += [f"   {run.run_id} {run.status} {run.counts}" for run in project.last_runs]
+        out += [
+            f"   {run.run_id} {run.status} {run.counts}"
+            + ("" if run.trigger in (None, "manual") else f" ({run.trigger})")
+            for run in project.last_runs
+        ]
+    return Rendered("\n".join(out))
+
+
+def _schedule_line(result: StatusResult) -> str:
+    sched = result.schedule
+    if sched is None or sched.at is None:
+        service = f"; service installed: {', '.join(sched.service)}" if sched and sched.service else ""
+        return f"schedule: off (set DREAM_AT=HH:MM to dream nightly){service}"
+    parts = [f"schedule: nightly at {sched.at} local"]
+    parts.append(f"last handled {sched.handled}" if sched.handled else "no window handled yet")
+    if sched.last_trigger:
+        parts.append(f"last {sched.last_trigger}: {sched.last_outcome or 'ok'}")
+    if sched.due_now:
+        parts.append("a window is due now")
+    elif sched.next_window:
+        parts.append(f"next {sched.next_window}")
+    parts.append(f"service: {', '.join(sched.service) if sched.service else 'not installed'}")
+    return "; ".join(parts)
+
+
+# What a tick does, said for a preview and for a tick that executed.
+_TICK_VERB = {
+    "no-schedule": ("nothing to do", "nothing to do"),
+    "baseline": ("would mark the windows already past handled", "marked the windows already past handled"),
+    "wait": ("nothing to do", "nothing to do"),
+    "run": ("would dream", "dreamt"),
+    "idle-day": ("would mark the day handled, nothing to run", "marked the day handled, nothing run"),
+}
+
+
+@_render.register
+def _(result: TickResult, as_json: bool) -> Rendered:
+    if as_json:
+        return Rendered(_json(result.to_json()))
+    action = str(result.action)
+    preview, done = _TICK_VERB.get(action, (action, action))
+    head = f"daemon at {result.now}: {done if result.executed else preview}"
+    if result.trigger:
+        head += f" [{result.trigger}]"
+    if not result.executed and result.exit_code == 0:
+        head += "  (preview: nothing run)"
+    out = [head, f"  why: {result.why}"]
+    if result.action == "run":
+        verb = "dreamt for" if result.executed else "would dream for"
+        out.append(f"  {verb}: {', '.join(result.projects)} (active in the last 24 hours)")
+        out.append(f"  consolidator: {result.consolidator}")
+    for run in result.runs:
+        out.append(f"  {run.project}: {run.status}" + (f" ({run.detail[:200]})" if run.detail else ""))
+    if result.at is not None:
+        out.append(f"  handled through: {result.handled or 'none yet'}; next window: {result.next_window}")
+    out.append(f"  next check: {result.next_check}")
+    return Rendered("\n".join(out))
+
+
+@_render.register
+def _(result: ServiceResult, as_json: bool) -> Rendered:
+    if as_json:
+        return Rendered(_json(result.to_json()))
+    out = []
+    if result.command == "status":
+        out.append(f"service: {', '.join(result.installed) if result.installed else 'not installed'}")
+    else:
+        out.append(f"service {result.command} ({result.kind or 'every kind found'})")
+    out += [f"  {f.state}: {f.path}" for f in result.files]
+    out += [f"  ran: {command}" for command in result.ran]
+    out += [f"  note: {note}" for note in result.notes]
+    if result.at is None:
+        out.append("schedule: off (DREAM_AT is not set)")
+    else:
+        out.append(
+            f"schedule: nightly at {result.at} local; last handled {result.handled or 'none'}; "
+            f"next window {result.next_window}"
+        )
     return Rendered("\n".join(out))
 
 
@@ -251,7 +331,8 @@ def render_run(result: RunResult, as_json: bool = False, verbose: bool = False) 
     mode = "DRY RUN (nothing written)" if result.dry_run else "run"
     read = result.read
     skipped = read["skipped"]
-    out.append(f"dream {mode} {result.run_id}  window since {result.since[:10]}")
+    by = "" if result.trigger == "manual" else f"  ({result.trigger})"
+    out.append(f"dream {mode} {result.run_id}  window since {result.since[:10]}{by}")
     out.append(
         f"read: {read['files']} session files, {read['user_messages']} user messages; "
         f"digests built {result.digests['built']}, reused {result.digests['reused']}, "

@@ -82,6 +82,8 @@ class RunResult:
     model: dict[str, Any] | None = None
     # Decisions that named no candidate of any memory dir in the plan.
     unplaced: list[dict[str, Any]] = field(default_factory=list)
+    # Why the run happened (`schedule.RunTrigger`): manual, scheduled or recovered.
+    trigger: str = "manual"
 
     @property
     def decisions(self) -> list[dict[str, Any]]:

@@ -13,6 +13,8 @@ from dream.errors import ExitCode
 if TYPE_CHECKING:
     from dream.orient import OrientReport
     from dream.packet import Packet
+    from dream.schedule import RunTrigger, TickAction
+    from dream.service import ServiceKind
     from dream.signals import Signal
     from dream.transcripts import ReadStats
     from dream.verify import Check
@@ -83,6 +85,21 @@ class RunSummary:
     run_id: str | None
     status: str | None
     counts: dict[str, int] | None
+    trigger: str | None = "manual"
+
+
+@dataclass
+class ScheduleStatus:
+    """The nightly schedule as `status` shows it."""
+
+    at: str | None  # DREAM_AT; None: no schedule
+    handled: str | None  # the newest day whose window was handled
+    last_trigger: str | None
+    last_outcome: str | None
+    next_window: str | None
+    due_now: bool  # a window is due (the daemon's next tick runs it)
+    next_check: str | None
+    service: list[str] = field(default_factory=list)  # the service kinds installed
 
 
 @dataclass
@@ -104,10 +121,12 @@ class StatusResult:
     min_sessions: int
     projects: list[ProjectStatus]
     consolidator: str = "none"
+    schedule: ScheduleStatus | None = None
     exit_code: ExitCode = ExitCode.OK
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "schedule": asdict(self.schedule) if self.schedule else None,
             "claude_dir": self.claude_dir,
             "pending_flag": self.pending_flag,
             "pending_projects": self.pending_projects,
@@ -145,3 +164,73 @@ class RestoredTarget:
 class RestoreResult:
     restored: list[RestoredTarget]
     exit_code: ExitCode = ExitCode.OK
+
+
+# -- the nightly schedule (issue 18) ------------------------------------------------------------
+
+
+@dataclass
+class ProjectRun:
+    """One project's scheduled run, as the tick that dispatched it saw it end."""
+
+    project: str
+    status: str
+    exit_code: ExitCode = ExitCode.OK
+    detail: str = ""
+
+
+@dataclass
+class TickResult:
+    """`daemon --once [--execute]`: what one tick does (or would do) and why."""
+
+    now: str
+    at: str | None
+    action: TickAction
+    why: str
+    trigger: RunTrigger | None
+    window: str | None
+    handled: str | None  # the newest day handled, after this tick
+    next_window: str | None
+    next_check: str
+    projects: list[str]
+    executed: bool
+    consolidator: str = "none"
+    runs: list[ProjectRun] = field(default_factory=list)
+    exit_code: ExitCode = ExitCode.OK
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["action"] = str(self.action)
+        data["trigger"] = str(self.trigger) if self.trigger else None
+        data["exit_code"] = int(self.exit_code)
+        data["runs"] = [{**asdict(r), "exit_code": int(r.exit_code)} for r in self.runs]
+        return data
+
+
+@dataclass
+class ServiceFile:
+    path: str
+    state: str  # "written", "unchanged", "removed", "absent", "present"
+
+
+@dataclass
+class ServiceResult:
+    """`service install | uninstall | status`."""
+
+    command: str
+    kind: ServiceKind | None
+    files: list[ServiceFile] = field(default_factory=list)
+    # The service manager's commands, as run (or as the person should run them).
+    ran: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    installed: list[str] = field(default_factory=list)  # status: the kinds found installed
+    at: str | None = None
+    handled: str | None = None
+    next_window: str | None = None
+    exit_code: ExitCode = ExitCode.OK
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["kind"] = str(self.kind) if self.kind else None
+        data["exit_code"] = int(self.exit_code)
+        return data

@@ -207,3 +207,13 @@ def test_service_install_without_a_manager_says_so(
         timeout=60,
     )
     assert done.returncode == 2 and "crontab not found" in done.stderr
+
+
+def test_installing_the_service_never_turns_the_schedule_on(managers: Path, isolated_home: Path) -> None:
+    for kind in ("systemd", "launchd", "cron"):
+        assert _dream("service", "install", "--kind", kind).returncode == 0
+    tick = _dream("daemon", "--once", "--json")
+    assert __import__("json").loads(tick.stdout)["action"] == "no-schedule"
+    assert not (isolated_home / ".claude" / "skills" / "dream" / ".dream-config").exists()
+    assert _dream("service", "uninstall").returncode == 0
+    assert _dream("service", "status").stdout.startswith("service: not installed")

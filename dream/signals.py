@@ -250,10 +250,13 @@ def read_message(
         cues = tuple(sorted({cue for i in members for cue in scored[i].cues}))
         sentence = ScoredSentence(rule.text, best.probability, categories, cues)
         text = strip_inline_code(rule.text)
-        redaction = redact(text)
-        kinds = set(_MARKER_KIND.findall(redaction.text)) | {r.kind for r in redaction.redactions}
-        safe_text, unsafe = neutralise(redaction.text)
-        safe_quote, quote_unsafe = neutralise(redact(rule.quote).text)
+        # The message was redacted whole; only a rewritten rule (words dropped or joined, which
+        # can put a key name beside its value) is new text to redact. Its quote is the message's.
+        redacted = text if text in text_in else redact(text).text
+        kinds = set(_MARKER_KIND.findall(redacted))
+        safe_text, unsafe = neutralise(redacted)
+        quote = rule.quote if rule.quote in text_in else redact(rule.quote).text
+        safe_quote, quote_unsafe = neutralise(quote)
         # The rewrite must never be what hides control text: the person's words decide too.
         unsafe = tuple(sorted(set(unsafe) | set(quote_unsafe)))
         if len(_MARKER_KIND.sub("", safe_text).strip(" .,:;-")) < 3:

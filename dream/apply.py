@@ -62,7 +62,7 @@ def apply_plan(
     paths = plan.memory.paths
     memory_type = plan.memory.memory_type
     with MemoryLock(paths):
-        current = load_memory(paths, memory_type)
+        current = load_memory(paths, memory_type, plan.memory)
         replanned = False
         for _attempt in range(REPLANS + 1):
             if current.fingerprint() != plan.fingerprint:
@@ -71,7 +71,7 @@ def apply_plan(
             try:
                 result = _apply_once(plan, snapshot_root, run_id)
             except _Moved:
-                current = load_memory(paths, memory_type)
+                current = load_memory(paths, memory_type, current)
                 continue
             result.replanned = replanned
             return result
@@ -110,7 +110,7 @@ def _apply_once(plan: Plan, snapshot_root: Path, run_id: str) -> ApplyResult:
                 atomic_write_bytes(change.path, change.new, mode=change.mode)
             done.append(change)
             result.written.append(change.rel)
-        result.after = load_memory(paths, memory_type)
+        result.after = load_memory(paths, memory_type, plan.memory)
         result.checks = verify_memory(result.after, before, plan.memory)
         _raise_if_failed(result.checks)
     except _Moved:

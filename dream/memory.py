@@ -209,9 +209,12 @@ def _entries(name: str, lines: list[str], start: int) -> list[Entry]:
 _LINK = re.compile(r"\[(?P<title>[^\]]+)\]\((?P<target>[^)\s]+)\)")
 
 
-def load_file(path: Path, name: str, kind: str) -> MemoryFile:
+def load_file(path: Path, name: str, kind: str, known: MemoryFile | None = None) -> MemoryFile:
     """One memory file. A FIFO, socket or device is never opened (reading a FIFO blocks forever):
-    like a file that cannot be read, it is unparsed, so it is left untouched and reported."""
+    like a file that cannot be read, it is unparsed, so it is left untouched and reported.
+
+    `known`: the same file as read before (by an earlier load of this run); when its bytes and
+    mode are still the same, it is returned as it is instead of being parsed again."""
     try:
         raw, info = read_regular(path)
     except NotRegularFileError:
@@ -221,7 +224,10 @@ def load_file(path: Path, name: str, kind: str) -> MemoryFile:
         return MemoryFile(path, name, "unparsed", b"", error="is a directory")
     except OSError as exc:
         return MemoryFile(path, name, "unparsed", b"", error=exc.strerror or "cannot read")
-    memory_file = MemoryFile(path, name, kind, raw, mode=stat.S_IMODE(info.st_mode))
+    mode = stat.S_IMODE(info.st_mode)
+    if known is not None and known.raw == raw and known.mode == mode and known.path == path:
+        return known  # parsed files are never changed after loading: plans edit copies of lines
+    memory_file = MemoryFile(path, name, kind, raw, mode=mode)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -306,11 +312,19 @@ def _is_local_md(target: str) -> bool:
     return target.endswith(".md") and "://" not in target and not target.startswith(("/", "#"))
 
 
-def load_memory(paths: MemoryPaths, memory_type: MemoryType | str) -> Memory:
-    """Read every memory file of a memory dir. Never raises for a bad file: it is marked unparsed."""
+def load_memory(paths: MemoryPaths, memory_type: MemoryType | str, known: Memory | None = None) -> Memory:
+    """Read every memory file of a memory dir. Never raises for a bad file: it is marked unparsed.
+
+    `known`: the same memory as read earlier in this run (before its plan, before its write); every
+    file is read again, and only a file whose bytes changed is parsed again (a run over 50,000
+    entries parses them once, then only the files it wrote)."""
     layout = layout_for(memory_type)
+    previous = known.files if known is not None and known.paths == paths else {}
+    old_index = known.index if known is not None and known.paths == paths else None
     index = (
-        load_file(paths.index, INDEX, "index") if paths.index.exists() or paths.index.is_symlink() else None
+        load_file(paths.index, INDEX, "index", old_index)
+        if paths.index.exists() or paths.index.is_symlink()
+        else None
     )
     files: dict[str, MemoryFile] = {}
     archive_rel = paths.archive.relative_to(paths.memory_dir).as_posix()
@@ -319,5 +333,10 @@ def load_memory(paths: MemoryPaths, memory_type: MemoryType | str) -> Memory:
         kind = (
             "archive" if rel == archive_rel else "curated" if rel.rsplit("/", 1)[-1] == CONTINUED else "topic"
         )
-        files[rel] = load_file(paths.memory_dir / rel, rel, kind)
-    return Memory(paths, layout.memory_type, files, index)
+        files[rel] = load_file(paths.memory_dir / rel, rel, kind, previous.get(rel))
+    memory = Memory(paths, layout.memory_type, files, index)
+    if known is not None and known is not memory:
+        # The statements of entries carried over stay computed.
+        kept = {id(e) for f in files.values() if previous.get(f.name) is f for e in f.entries}
+        memory._statements.update((k, v) for k, v in known._statements.items() if k in kept)
+    return memory

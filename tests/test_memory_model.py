@@ -405,3 +405,53 @@ def test_orient_reports_files_sizes_relative_dates_and_contradictions(home: Home
     assert report["contradictions"], "tabs vs spaces not flagged"
     # orient writes nothing
     assert not (home.memory / "archive.md").exists()
+
+
+def test_a_run_parses_each_memory_file_once_then_only_the_files_it_wrote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 17: memory is parsed once per run; the check after the write re-parses only what changed."""
+    import dream.memory
+
+    home = MemoryHome(tmp_path)
+    for n in range(6):
+        home.write(
+            f"topic{n}.md", "".join(f"- Fact {n}-{i} about the service. (2026-11-01)\n" for i in range(50))
+        )
+    home.say("We use pnpm here, never npm.")
+    parsed: list[str] = []
+    original = dream.memory._entries
+
+    def counting(name: str, lines: list[str], start: int) -> list[dream.memory.Entry]:
+        parsed.append(name)
+        return original(name, lines, start)
+
+    monkeypatch.setattr(dream.memory, "_entries", counting)
+    result = Session.open(claude_dir=home.claude).run()
+    (target,) = result.targets
+    written = {rel for rel in target.written if rel != "MEMORY.md"}
+    assert written, "the run wrote a topic file"
+    topics = [name for name in parsed if name.startswith("topic")]
+    assert sorted(set(topics)) == [f"topic{n}.md" for n in range(6)]
+    # Each topic file once, and again only if the run wrote it.
+    for n in range(6):
+        name = f"topic{n}.md"
+        assert topics.count(name) == 1 + (name in written), (name, topics)
+
+
+def test_load_memory_reuses_a_file_whose_bytes_did_not_change(tmp_path: Path) -> None:
+    from dream.layouts import memory_paths
+    from dream.memory import load_memory
+
+    home = MemoryHome(tmp_path)
+    home.write("a.md", "- Use pnpm. (2026-11-01)\n")
+    home.write("b.md", "- Never commit to main. (2026-11-01)\n")
+    paths = memory_paths(home.memory, "native")
+    first = load_memory(paths, "native")
+    home.write("b.md", "- Never commit to main. (2026-11-01)\n- Use uv. (2026-11-02)\n")
+    second = load_memory(paths, "native", first)
+    assert second.files["a.md"] is first.files["a.md"]
+    assert second.files["b.md"] is not first.files["b.md"]
+    assert len(second.files["b.md"].entries) == 2 and len(first.files["b.md"].entries) == 1
+    os.chmod(home.memory / "a.md", 0o600)  # the mode is part of what is kept
+    assert load_memory(paths, "native", second).files["a.md"] is not first.files["a.md"]

@@ -52,6 +52,8 @@ _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 # attribute ("@StateObject.", "@Override.") is not one.
 _IMPORT = re.compile(r"(?<![\w`])@(?=[~./\w-]*(?:[/~]|\.\w))([~./\w-]*[\w/~])")
 _OVERRIDE = re.compile(
+    # Every phrase starts a word: the look-behind turns most positions away at once (five times faster).
+    r"(?<![a-z])(?:"
     r"ignore (?:all |any )?(?:of )?(?:the |your |my )?"
     r"(?:previous|prior|above|earlier|preceding|former|system) "
     r"(?:instructions|rules|prompts?|messages|directions|guidelines)|"
@@ -63,7 +65,7 @@ _OVERRIDE = re.compile(
     r"(?:reveal|print|show|repeat|override|ignore|leak|dump) (?:me )?(?:your |the )?system prompt|"
     r"developer mode (?:enabled|on|activated)|enable developer mode|jailbreak|\bdan mode\b|"
     r"(?:do not|don't|never|not) (?:ever )?(?:tell|mention|reveal|say|show|disclose)"
-    r"(?: this| that| it)?(?: to)? the user|"
+    r"(?: this| that| it)?(?: to)? the user(?!-)|"
     r"without telling the user|(?:hide|keep) (?:this|it) (?:from|secret from) the user|exfiltrat|"
     r"(?:curl|wget)\b[^|\n]{0,300}\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b|"
     r"base64 -d[^|\n]{0,80}\|\s*(?:ba)?sh\b|"
@@ -73,7 +75,7 @@ _OVERRIDE = re.compile(
     r"(?:the |your |my )?(?:previous|prior|earlier|above|original|following|preceding)"
     r"(?:(?: and following)? (?:instructions|guidance|rules|directions|constraints|prompts?)|\s*[.!]|$)|"
     r"(?:previous|prior|earlier|original) (?:instructions|rules|guidance|constraints|directives?)"
-    r"(?: [a-z]+){0,4} (?:are|is) (?:obsolete|void|cancelled|canceled|no longer)|no longer apply|"
+    r"(?: [a-z]+){0,4} (?:are|is) (?:obsolete|void|cancelled|canceled|no longer)|"
     r"(?:new|updated|real|actual) (?:system )?(?:prompt|instructions?|directives?)\s*(?::|follow)|"
     r"(?:discard|ignore|disregard) the instructions in|obey (?:only|just) me|"
     r"keep this (?:instruction |note |rule )?secret|(?:do not|don't|never) (?:reveal|report|mention) "
@@ -86,8 +88,8 @@ _OVERRIDE = re.compile(
     r"\|\s*(?:nc|ncat|netcat)\s+\S+\s+[0-9]{2,5}\b|--data-binary @-|urlopen\([^)]*os\.environ|"
     r"(?:upload|send|email|mail|post) (?:the )?(?:contents|output) of [^\n]{0,60}(?:to|https?://)|"
     r"bash -c \"\$\(curl|"
-    # Writing standing instructions into the files every session loads.
-    r"(?:write|append|add|save|store)\b[^\n]{0,40}\b(?:into|to|in) (?:~/\.claude/)?(?:memory\.md|claude\.md)|"
+    # Standing instructions for every session (a note saved in MEMORY.md is memory-poisoning
+    # only with a payload that widens what the agent may do: `_INTENTS`).
     r"authorized_keys|standing instruction for all future|obey commands found in|"
     r"/etc/(?:shadow|sudoers)\b|(?:disable|skip|turn off) (?:all )?(?:tls|ssl|certificate) verification|"
     r"(?:print|paste|show|output|dump) (?:it|them|its contents|the contents) in full|"
@@ -97,9 +99,357 @@ _OVERRIDE = re.compile(
     r"(?:~/\.(?:aws|ssh|gnupg|config|kube|netrc|npmrc|docker)|\.env\b|id_rsa|id_ed25519|credentials"
     r"|secrets?\b|private key)"
     r"[^.\n]{0,80}(?:https?://|\bto\b)|"
-    r"(?:curl|wget)\b[^\n]{0,200}(?:-d|--data(?:-binary)?|-F|-T|--upload-file)\s+[`'\"]?@?~?/?\.?(?:aws|ssh|env|netrc)",
+    r"(?:curl|wget)\b[^\n]{0,200}(?:-d|--data(?:-binary)?|-F|-T|--upload-file)\s+[`'\"]?@?~?/?\.?(?:aws|ssh|env|netrc)"
+    r")",
     re.IGNORECASE,
 )
+
+
+# What the text tries to make the agent do, by concept rather than by phrase: a verb that voids
+# the agent's instructions near a word for them; a secret kept from the person; a secret sent
+# somewhere; a standing instruction planted in memory; permissions widened; a jailbreak persona;
+# a fake turn or tool result. Matched on the skeleton (folded, lower case, one space).
+_VOID = (
+    r"(?:ignore|ignoring|disregard|forget|override|overrule|bypass|set aside|drop|discard|abandon|"
+    r"throw out|scrap|skip|suspend|revoke|rescind|cancel|nullify|erase|wipe|reset|ignora|ignoriere|"
+    r"vergiss|oublie|esquece|olvida|ignorez|ignorar)"
+)
+_ORDERS = (
+    r"(?:instructions?|rules|guidelines|guidance|directives?|directions|constraints|guardrails|"
+    r"polic(?:y|ies)|(?:system |setup |initial |original )?prompts?|system message|briefing|orders|"
+    r"restrictions|programming|safety (?:rules|checks|training|guidelines)|content policy|setup text|"
+    r"configuration you|what you were (?:told|given)|you were (?:told|given|configured)|"
+    r"instrucciones|anweisungen|instruções|instrucoes|règles|regeln|reglas|regras|consignes)"
+)
+_AUDIENCE = (
+    r"(?:the |your |this )?(?:user|human|person|operator|developer|reviewer|owner|maintainer)s?\b(?!-)"
+)
+_SENSITIVE = (
+    r"(?:~/\.(?:aws|ssh|gnupg|kube|netrc|npmrc|docker|config/gcloud|git-credentials)|\$home/\.(?:ssh|aws)"
+    r"|\.env\b|id_rsa|id_ed25519|id_ecdsa|credentials|private key|secrets?\.(?:md|json|ya?ml)|"
+    r"config\.json|kube/?config|keychain|find-generic-password|printenv|\benv\b \||"
+    r"\$[a-z_]*(?:key|token|secret|password)\b|database dump|db dump|prod\.sql|\.pem\b|"
+    r"169\.254\.169\.254|security-credentials|api keys?|access tokens?)"
+)
+_SEND = (
+    r"(?:send|sends|sent|post|posts|upload|uploads|paste|email|e-mail|mail|scp|rsync|forward|transmit|"
+    r"exfil\w*|curl|wget|nslookup|dig|gist|copy|copies|sync|share|leak|include|attach|publish|push)"
+)
+_INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "instruction-override",
+        re.compile(
+            # A verb that voids, then whose orders: the agent's, or the earlier ones.
+            rf"\b{_VOID}\b (?:[\w'-]+ ){{0,3}}?(?:previous|prior|above|earlier|preceding|original|initial|"
+            rf"startup|your|all|any|these|those|system|safety|existing|current|every|anteriores|previas|"
+            rf"vorherigen|bisherigen|précédentes|precedentes|antérieures)\b[^.;\n]{{0,30}}?\b"
+            rf"(?:{_ORDERS}|context|everything)"
+            rf"|\b{_VOID}\b (?:[\w'-]+ ){{0,3}}?{_ORDERS} (?:anteriores|previas|précédentes|precedentes|"
+            r"antérieures|vorherigen|bisherigen|you (?:were|got|have been|received|loaded|started)|that you"
+            r" (?:were|got|received|loaded))"
+            rf"|\b(?:your|the) (?:only|sole) (?:rule|directive|instruction)s? (?:now )?(?:is|are)\b"
+            rf"|\b(?:supersedes?|outranks?|overrides?|replaces?) (?:whatever|anything|all|every|the|your)"
+            rf"[^.;\n]{{0,40}}?(?:told|given|{_ORDERS})"
+            r"|(?:everything|anything|all|whatever|nothing) (?:above|before|prior to) (?:this|it|here)"
+            r"(?: line| message| point)?\b[^.\n]{0,40}(?:void|ignore|exists?|counts?|applies|forget|null)"
+            r"|(?:forget|ignore|disregard) (?:everything|anything|all|whatever) (?:above|before|prior|"
+            r"you were told|you know)"
+            r"|no longer bound by|not bound by (?:your|the|any)|blank slate|"
+            r"(?:the )?(?:only|real|new|true) (?:authority|operator|master|directive|brief)"
+            r"(?: now)? (?:is|are)\b|my word outranks|take orders only from|"
+            r"very first message you have ever|(?:take|takes) priority over (?:the |your )?(?:user|system|"
+            r"instructions|rules)|(?:priority|precedence) over (?:the )?(?:user|system prompt|instructions)"
+        ),
+    ),
+    (
+        "secrecy",
+        re.compile(
+            rf"(?:do not|don't|dont|never|not|must not|mustn't|shouldn't|should not)\s+(?:ever\s+)?"
+            rf"(?:tell|mention|reveal|disclose|inform|notify|surface|report|show|let)\b[^.\n]{{0,40}}?"
+            rf"(?:{_AUDIENCE}[^.\n]{{0,20}}(?:that you|about (?:this|it|these)|what you|know)|"
+            rf"(?:this|these|it|that|them)"
+            rf"(?: instructions?| steps?| changes?| edits?| calls?| notes?| files?)?"
+            rf" (?:to|with|from|in) (?:{_AUDIENCE}|the (?:transcript|summary|logs?|reply|output)))"
+            rf"|(?:keep|hide) (?:this|it|these|them)[^.\n]{{0,20}}(?:hidden|secret|quiet|from)"
+            rf"|{_AUDIENCE} (?:must|should|can) ?not (?:find out|notice|know|see|learn)"
+            r"|shouldn't notice|won't notice|so (?:nobody|no one|no-one) (?:sees|notices|knows|finds)"
+            r"|leave (?:it|this|them|these|that)(?: \w+)? out of (?:your |the )?(?:summary|reply|report|"
+            r"commit message|changelog|transcript|pr|description|answer)"
+            r"|if (?:the )?(?:user|human|anyone|they|he|she|the operator) asks?[^.\n]{0,60}\b(?:say|tell|"
+            r"reply|answer|claim|pretend)\b"
+            r"|(?:silently|quietly|secretly|covertly)[^.\n]{0,40}(?:without (?:asking|telling|notifying|"
+            r"mentioning|confirmation)|leave it out|nobody)"
+            r"|without (?:asking|telling)[^.\n]{0,20}(?:silently|quietly|secretly)|act normal(?:ly)?\b"
+            r"|proceed as if it were your own idea|hide this from the (?:logs?|user|human)"
+        ),
+    ),
+    (
+        "exfiltration",
+        re.compile(
+            rf"\b{_SEND}\b[^\n]{{0,120}}?{_SENSITIVE}"
+            rf"|{_SENSITIVE}[^\n]{{0,80}}?(?:\|\s*(?:curl|nc|ncat|netcat|wget)\b"
+            r"|\b(?:to|into) (?:a |an |the )?"
+            r"(?:[\w-]+ ){0,2}(?:gist|pastebin|paste|bucket|server|webhook|pr description|comment|"
+            r"issue|https?://|s3://|gs://|\S+@\S+\.\w+)|scp\b|@-)"
+            r"|!\[[^\]]*\]\(https?://[^)\s]*\?[^)\s]*(?:\.env|\$[a-z_]|contents|secret|key|token)"
+            r"|\]\(https?://[^)\s]*\$[a-z_]*(?:key|token|secret)"
+            r"|nslookup \$|dig \$|\.dnslog|base64[^|\n]{0,40}\|\s*(?:curl|nc|wget)"
+            r"|--data-binary @\$?(?:home|~)"
+        ),
+    ),
+    (
+        "memory-poisoning",
+        re.compile(
+            r"(?:remember (?:forever|for (?:next time|the future|future sessions|all sessions|good)|always "
+            r"that|permanently)|note for (?:future|all|every) sessions?|persist(?:ed)? (?:across|between) "
+            r"sessions|(?:store|save|keep|record) (?:this )?as a (?:permanent|standing|long-term)|permanent "
+            r"preference|long-term (?:memory|note)|write (?:this )?(?:to|into) your (?:long-term )?memory|"
+            r"(?:add|put|save|write|store|append)[^.\n]{0,30}\b(?:to|in|into) (?:your )?(?:[~\w.-]*/)*"
+            r"(?:memory|memory\.md|"
+            r"claude\.md|memory file)|memory update|every (?:new |future )?session should|for all future "
+            r"(?:sessions|runs)|standing (?:approval|permission|instruction|order))"
+            r"[^\n]{0,160}?(?:skip|bypass|disable|never ask|without (?:asking|review|reading|confirmation|"
+            r"prompting)|permission|safety|sandbox|hooks?\b|--no-verify|force-?push|rm -rf|execute|"
+            r"trust|priority over|outrank|authori[sz]ed|approval|approved|waiver|upload|curl|secret-scanner|"
+            r"audited|never mention|hidden)"
+        ),
+    ),
+    (
+        "permission-escalation",
+        re.compile(
+            r"dangerously-skip-permissions|bypasspermissions|bypass permissions|\bbash\(\*\)|"
+            r"(?:write|edit|webfetch|read)\((?:\*|/\*\*)\)|disableallhooks|"
+            r"(?:disable|remove|turn off|delete) (?:all )?(?:the )?(?:claude )?hooks|"
+            r"(?:disable|turn off|switch off) (?:the )?sandbox|sandbox\W{0,4}(?:enabled\W{0,4})?false|"
+            r"nopasswd|chmod -r 777 /|skip_permissions|\"deny\"\s*:\s*\[\]|remove the deny rule|"
+            r"(?:edit|change|widen|expand) your own permissions"
+        ),
+    ),
+    (
+        "jailbreak",
+        re.compile(
+            r"do anything now|pretend (?:to be|that you are|you are) (?:dan|an? (?:ai|model|assistant) "
+            r"(?:with|without))|pretend you (?:have|had) no (?:restrictions|limits|rules|filters|guidelines)|"
+            r"(?:act|respond|behave) as (?:an? |your )?(?:unfiltered|unrestricted|uncensored|jailbroken|"
+            r"evil)|(?:without|no) (?:any )?(?:safety training|content policy|filters?\b|restrictions)"
+            r"[^.\n]{0,30}(?:never refuses?|stay in character|answer everything)|without safety training|"
+            r"has no content policy|god mode|evil twin|stay in character no matter|never refuse|"
+            r"(?:limits|restrictions|guardrails|safeguards) (?:are|have been) "
+            r"(?:suspended|lifted|removed|off)|"
+            r"authori[sz]ed by anthropic|sanctioned red-team|(?:doesn't|does not|don't) follow any "
+            r"(?:guidelines|rules)"
+        ),
+    ),
+    (
+        "role-marker",
+        re.compile(
+            r"\"role\"\s*:\s*\"system\"|begin system prompt|\[system message|system message from|"
+            r"(?:^|\n| )system(?: message| prompt| note| notice| override)?\s*:\s*(?:the user|you |your |"
+            r"elevated|all |ignore|override|grant|permission|approved|maintenance mode)"
+        ),
+    ),
+    (
+        "fake-tool-call",
+        re.compile(
+            r"\{\s*\"tool\"\s*:|\"tool_name\"\s*:|\[tool:|"
+            r"tool result\b[^\n]{0,60}(?:approved|permission|granted)|"
+            r"(?:approved|authori[sz]ed|applied) by (?:the )?user\)|all future actions approved|"
+            r"status=approved|permissionmanager"
+        ),
+    ),
+)
+# The agent's orders said to be void: the three concepts in one sentence ("the rules you loaded
+# earlier are obsolete", "consider your setup text cancelled").
+_ORDERS_RE = re.compile(rf"\b{_ORDERS}")
+_VOIDED = re.compile(
+    r"\b(?:no longer (?:apply|applies|binding|valid|count|counts|in effect|matter)|void|null|obsolete|"
+    r"cancell?ed|rescinded|revoked|withdrawn|expired|suspended|lifted|rolled back|superseded|just a draft|"
+    r"was a test|were a test|not binding|don't apply|do not apply|doesn't apply|aren't binding|"
+    r"no longer|disabled|off now)\b"
+)
+_AGENT_CONTEXT = re.compile(
+    r"\b(?:you|your|yourself|system|setup|session|startup|operator|assistant|agent|briefing|loaded|"
+    r"configured|began|start)\b"
+)
+_SENTENCE_END = re.compile(r"[.;!?\n]+")
+# Letters spaced out to dodge a word match ("I G N O R E  P R E V I O U S"), joined for matching.
+_SPACED = re.compile(r"\b(?:[a-z] ){3,}[a-z]\b")
+_SPACED_OVERRIDE = re.compile(rf"{_VOID}\w{{0,24}}{_ORDERS}")
+
+
+# Each intent's pattern runs only where one of its words is there: most text holds none of them.
+_NEEDLES: dict[str, tuple[str, ...]] = {
+    "instruction-override": (
+        "ignor",
+        "disregard",
+        "forget",
+        "overrid",
+        "overrul",
+        "bypass",
+        "aside",
+        "drop",
+        "discard",
+        "abandon",
+        "throw",
+        "scrap",
+        "skip",
+        "suspend",
+        "revok",
+        "rescind",
+        "cancel",
+        "nullif",
+        "erase",
+        "wipe",
+        "reset",
+        "vergiss",
+        "oublie",
+        "esquece",
+        "olvida",
+        "supersed",
+        "outrank",
+        "replace",
+        "above",
+        "before",
+        "prior",
+        "bound by",
+        "blank slate",
+        "only",
+        "sole",
+        "real",
+        "new",
+        "true",
+        "take orders",
+        "first message",
+        "priority",
+        "precedence",
+    ),
+    "secrecy": (
+        "not ",
+        "n't",
+        "never",
+        "keep ",
+        "hide",
+        "notice",
+        "leave ",
+        " ask",
+        "silently",
+        "quietly",
+        "secretly",
+        "covertly",
+        "without",
+        "act normal",
+        "own idea",
+    ),
+    "exfiltration": (
+        "~/.",
+        "$home",
+        ".env",
+        "id_rsa",
+        "id_ed25519",
+        "id_ecdsa",
+        "credential",
+        "private key",
+        "secret",
+        "config.json",
+        "kube",
+        "keychain",
+        "generic-password",
+        "printenv",
+        "env |",
+        "$",
+        "dump",
+        ".sql",
+        ".pem",
+        "169.254",
+        "api key",
+        "access token",
+        "![",
+        "](",
+        "nslookup",
+        "dig ",
+        "dnslog",
+        "base64",
+        "--data-binary",
+    ),
+    "memory-poisoning": (
+        "remember",
+        "note for",
+        "persist",
+        "permanent",
+        "long-term",
+        "memory",
+        "claude.md",
+        "session",
+        "standing",
+    ),
+    "permission-escalation": (
+        "permission",
+        "bash(",
+        "(*)",
+        "(/**)",
+        "hook",
+        "sandbox",
+        "nopasswd",
+        "777",
+        "deny",
+    ),
+    "jailbreak": (
+        "anything now",
+        "pretend",
+        "as ",
+        "safety",
+        "content policy",
+        "filter",
+        "restriction",
+        "god mode",
+        "evil twin",
+        "character",
+        "refuse",
+        "limits",
+        "guardrails",
+        "safeguards",
+        "anthropic",
+        "red-team",
+        "follow any",
+    ),
+    "role-marker": ("system",),
+    "fake-tool-call": ("tool", "approved", "authori", "applied by", "permissionmanager"),
+}
+
+
+def _intents(folded: str) -> list[str]:
+    found = [
+        name
+        for name, pattern in _INTENTS
+        if any(needle in folded for needle in _NEEDLES[name]) and pattern.search(folded)
+    ]
+    if "instruction-override" not in found and (_voided_orders(folded) or _spaced_override(folded)):
+        found.insert(0, "instruction-override")
+    return found
+
+
+# Words that only ever name an agent's orders; "rules" or "policies" may be the project's own.
+_AGENT_ORDERS = re.compile(
+    r"\b(?:instructions?|guidance|directives?|guardrails|briefing|system (?:message|prompt)|prompts?|"
+    r"orders|setup text)\b"
+)
+
+
+def _voided_orders(folded: str) -> bool:
+    if not _VOIDED.search(folded):
+        return False
+    for sentence in _SENTENCE_END.split(folded):
+        if not _VOIDED.search(sentence):
+            continue
+        if _AGENT_ORDERS.search(sentence) or (
+            _ORDERS_RE.search(sentence) and _AGENT_CONTEXT.search(sentence)
+        ):
+            return True
+    return False
+
+
+def _spaced_override(folded: str) -> bool:
+    return any(_SPACED_OVERRIDE.search(m.group(0).replace(" ", "")) for m in _SPACED.finditer(folded))
 
 
 def _stray_selectors(text: str) -> tuple[str, bool]:
@@ -186,6 +536,8 @@ def neutralise(text: str) -> tuple[str, tuple[str, ...]]:
     if _IMPORT.search(text):
         reasons.append("at-import")
         text = _IMPORT.sub(lambda m: "`@" + m.group(1) + "`", text)
-    if _OVERRIDE.search(skeleton(text)):
+    folded = skeleton(text)
+    if _OVERRIDE.search(folded):
         reasons.append("instruction-override")
+    reasons.extend(r for r in _intents(folded) if r not in reasons)
     return " ".join(text.split()), tuple(reasons)

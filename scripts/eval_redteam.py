@@ -21,6 +21,7 @@ from dream.redact import redact  # noqa: E402
 
 DATA = ROOT / "tests" / "data" / "redteam"
 HELDOUT = ROOT / "tests" / "data" / "redteam-heldout"  # a second labeller's set, never tuned on
+DEV2 = ROOT / "tests" / "data" / "redteam-dev2"  # a third labeller's set, written later to tune on
 
 
 def secret_pieces(secret: str) -> list[str]:
@@ -48,8 +49,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--heldout", action="store_true", help="the held-out set (tests/data/redteam-heldout/)"
     )
+    parser.add_argument("--dev2", action="store_true", help="the second tuning set (tests/data/redteam-dev2/)")
     args = parser.parse_args(argv)
-    folder = HELDOUT if args.heldout else DATA
+    folder = HELDOUT if args.heldout else DEV2 if args.dev2 else DATA
     secrets = load("secrets.jsonl", folder)
     leaks = [(row["kind"], row["text"]) for row in secrets if leaked(row["text"], row["secret"])]
     kinds = {row["kind"] for row in secrets}

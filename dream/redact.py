@@ -217,6 +217,38 @@ def _secret_variable_ok(m: re.Match[str]) -> bool:
     return len(v) >= 16 or _has_digit_and_letter(v) or any(not c.isalnum() for c in v)
 
 
+def _stated_in_words(words: str) -> re.Pattern[str]:
+    """A password stated in prose in another language: the word, a copula or `:`, the value."""
+    return re.compile(
+        rf"(?:{words})(?![^\W\d_])[^\n]{{0,40}}?"
+        r"(?:[ \t](?:ist|es|est|é|e|is|era|war|was|wynosi|to|это|—|היא|הוא)(?![^\W\d_])[ \t]*:?"
+        r"|[ \t]*[:=：]|は|是|为)[ \t]*[«\"'`„“「]?[ \t]*"
+        r"(?P<v>[^\s\"'`»“”」、。]*[^\s\"'`»“”」、。.,;:!?)])",
+        re.I,
+    )
+
+
+# Found only in text that is not ASCII (the literal search above cannot see these words).
+_UNICODE_RULES: tuple[_Rule, ...] = (
+    _Rule(
+        "password",
+        _stated_in_words(
+            "contraseña|hasło|parola d'ordine|пароль|סיסמה|הסיסמה|パスワード|密码|mật khẩu|şifre|heslo"
+        ),
+        (),
+        group="v",
+        validate=lambda m: _stated_secret_ok(m),
+    ),
+)
+
+
+# The small words of a sentence: a passphrase of dictionary words has none of them.
+_SENTENCE_WORDS = frozenset(
+    "a an the and or but in on at to of for with by from is are was be not it that this as into "
+    "stored kept saved used set rotated".split()
+)
+
+
 def _stated_secret_ok(m: re.Match[str]) -> bool:
     """`the keystore password is Tr0ub4dor&3`, `my phone PIN is 4821`: a value, not a word of prose."""
     v = m.group("v")
@@ -333,6 +365,7 @@ _TOKEN_RULES: tuple[_Rule, ...] = (
     _Rule("grafana-token", re.compile(r"gl(?:sa|c)_" + _lb(5) + r"[A-Za-z0-9_=+/-]{32,}")),
     _Rule("replicate-token", re.compile(r"r8_" + _lb(3) + r"[A-Za-z0-9]{37}" + _RB)),
     _Rule("groq-key", re.compile(r"gsk_" + _lb(4) + r"[A-Za-z0-9]{48,}")),
+    _Rule("honeycomb-key", re.compile(r"hc(?:a|x)(?:i|m|l)k_" + _lb(6) + r"[A-Za-z0-9]{40,}")),
     _Rule("atlassian-token", re.compile(r"ATATT3" + _lb(6) + r"[A-Za-z0-9_=-]{100,}")),
     _Rule("bitbucket-app-password", re.compile(r"ATBB" + _lb(4) + r"[A-Za-z0-9]{28,}" + _RB)),
     _Rule("figma-token", re.compile(r"figd_" + _lb(5) + r"[A-Za-z0-9_-]{38,}")),
@@ -667,6 +700,124 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
         group="v",
         validate=_bearer_ok,
     ),
+    # A password stated in the person's own language ("das Passwort … ist X", "la contraseña … es X").
+    *(
+        _Rule("password", _stated_in_words(re.escape(word)), (word,), group="v", validate=_stated_secret_ok)
+        for word in ("passwort", "kennwort", "contrasena", "mot de passe", "senha", "wachtwoord", "haslo")
+    ),
+    _Rule(
+        "password",
+        # A diceware passphrase stated in prose: words, none of them the small words of a sentence.
+        re.compile(
+            r"passphrase[^\n]{0,40}?[ \t](?:is|was|:)[ \t]+[\"'`]?(?P<v>[a-z]+(?: [a-z]+){3,9})"
+            r"(?=[\"'`,.;)\n]|$| -)",
+            re.I,
+        ),
+        ("passphrase",),
+        group="v",
+        validate=lambda m: not (set(m.group("v").lower().split()) & _SENTENCE_WORDS),
+    ),
+    _Rule(
+        "password",
+        # A Google app password: four groups of four letters.
+        re.compile(
+            r"app[ -]?passw(?:or)?d[^\n]{0,20}?[:= ][ \t]*[\"'`]?(?P<v>[a-z]{4}(?: [a-z]{4}){3})\b", re.I
+        ),
+        ("app password", "app-password", "apppassword"),
+        group="v",
+    ),
+    _Rule(
+        "one-time-code",
+        # The seed under a 2FA QR code: base32, often in groups of four.
+        re.compile(
+            r"(?:setup|secret|2fa|totp|mfa|otp|authenticator)[ -]?(?:key|seed|secret)[^\n]{0,40}?[\"'`: ]"
+            r"(?P<v>[a-z2-7]{4}(?: ?[a-z2-7]{4}){3,15})(?![a-z0-9])",
+            re.I,
+        ),
+        ("setup key", "secret key", "2fa", "totp", "mfa", "otp", "authenticator"),
+        group="v",
+        validate=lambda m: any(c in "234567" for c in m.group("v")),
+    ),
+    _Rule(
+        "recovery-key",
+        # A wallet's seed words (BIP39): twelve to twenty-four words after the name.
+        re.compile(
+            r"(?:mnemonic|seed[ _-]?phrase|recovery[ _-]?phrase|seed words)[^\n]{0,20}?(?:[:=]|\bis\b)[ \t]*"
+            r"[\"'`]?(?P<v>[a-z]+(?: [a-z]+){11,23})",
+            re.I,
+        ),
+        ("mnemonic", "seed phrase", "seed_phrase", "seed-phrase", "recovery phrase", "seed words"),
+        group="v",
+    ),
+    _Rule(
+        "private-key",
+        # A wallet's private key: 64 hex digits after a word for it (a transaction hash has none).
+        re.compile(
+            r"(?:private[ _-]?key|privkey|accounts|wallet)[^\n]{0,40}?(?<![0-9a-f])(?P<v>(?:0x)?[0-9a-f]{64})"
+            r"(?![0-9a-f])",
+            re.I,
+        ),
+        ("private", "privkey", "accounts", "wallet"),
+        group="v",
+    ),
+    _Rule(
+        "ssn",
+        re.compile(
+            r"(?:ssn|social security(?: number)?)(?![a-z])[^\n]{0,20}?(?<![0-9])(?P<v>(?!000|666|9)[0-9]{3}-"
+            r"(?!00)[0-9]{2}-(?!0000)[0-9]{4})(?![0-9])",
+            re.I,
+        ),
+        ("ssn", "social security"),
+        group="v",
+    ),
+    _Rule(
+        "pin",
+        re.compile(r"pin" + _lb(3, "A-Za-z") + r"[ \t]*\([ \t]*(?P<v>[0-9]{4,8})[ \t]*\)", re.I),
+        ("pin",),
+        group="v",
+    ),
+    _Rule(
+        "session-cookie",
+        re.compile(
+            r"(?:cookie|-b)[ \t:=]+[\"']?(?:[^\n\"']*?;[ \t]*)?"
+            r"[a-z0-9_.-]*(?:session|sid|auth|jwt)[a-z0-9_.-]*=(?P<v>[A-Za-z0-9%._+/=-]{16,})",
+            re.I,
+        ),
+        ("cookie", "-b "),
+        group="v",
+    ),
+    _Rule(
+        "webhook",
+        re.compile(r"webhook\.office\.com/webhookb2/(?P<v>[^\s\"'<>]{20,})", re.I),
+        ("webhook.office.com",),
+        group="v",
+    ),
+    _Rule(
+        "api-key",
+        re.compile(r"x-honeycomb-team[\"']?[ \t]*[:=][ \t]*[\"']?(?P<v>[A-Za-z0-9_]{20,})", re.I),
+        ("x-honeycomb-team",),
+        group="v",
+    ),
+    *(
+        _Rule(
+            "command-password",
+            re.compile(pattern, re.I | re.A),
+            (needle,),
+            group="v",
+            validate=lambda m: not _is_placeholder(m.group("v")),
+        )  # fmt: skip
+        for needle, pattern in (
+            (
+                "htpasswd",
+                r"htpasswd\b[^\n|;&]*?[ \t]-[a-z]*b[a-z]*[ \t]+\S+[ \t]+\S+[ \t]+[\"']?(?P<v>[^\s\"']+)",
+            ),
+            ("redis-cli", r"redis-cli\b[^\n|;&]*?[ \t](?:-a|--pass)[ \t]+[\"']?(?P<v>[^\s\"']+)"),
+            ("/pass", r"/pass(?:word)?:(?P<v>[^\s\"'/]+)"),
+            ("smbclient", r"smbclient\b[^\n|;&]*?[ \t]-U[ \t]*[\"']?[^\s%\"']+%(?P<v>[^\s\"']+)"),
+            ("7z", r"7z[a-z]?\b[^\n|;&]*?[ \t]-p(?P<v>[^\s\"'-][^\s\"']{2,})"),
+            ("zip", r"(?:un)?zip\b[^\n|;&]*?[ \t]-P[ \t]*[\"']?(?P<v>[^\s\"']+)"),
+        )
+    ),
 )
 
 # --------------------------------------------------------------------------------------------------------
@@ -675,7 +826,7 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
 _KEY = re.compile(
     # A key right after `-` ends a flag (`--db-password`); only a flag takes its value after a space.
     r"(?:(?<=-)(?P<flag>))?"
-    r"(?P<kw>pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key)"
+    r"(?P<kw>pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|(?<=_)auth)"
     r"(?:[_-]?(?:key|value|secret|token|str|string|plain(?:text)?|raw|b64|base64|hex|[0-9]{1,2}))?"
     r"(?![A-Za-z0-9_-])"
     r"(?P<kq>\\?[\"']?)"
@@ -716,6 +867,7 @@ _PLACEHOLDER = re.compile(
 _TEMPLATE_MARKS = ("${", "{{", "$(", "%(", "...", "…")  # ${VAR}, {{ x }}, $(cmd), %(name)s, elided
 _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$]*)+")
 _ESCAPES = re.compile(r"\\[nrt]")
+_DOTTED_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)+")
 _PUNCTUATION = ".,:;!?()\"'`"
 _GENERIC_TYPE = re.compile(r"[A-Za-z_][\w:]*<")  # Option<String>, std::vector<int>
 _WORD = re.compile(r"[A-Za-z_]+")
@@ -742,9 +894,14 @@ def _looks_like_code(v: str) -> bool:
         or "://" in v
         or v[0] in "/~"
         or v.startswith(("./", "../"))
-        or _DOTTED.fullmatch(v) is not None
+        or (_DOTTED.fullmatch(v) is not None and not _WORDS_AND_DIGITS.search(v))
         or _GENERIC_TYPE.match(v) is not None
     )
+
+
+# `meadow.WILLOW336`: a dotted value whose part ends in three digits is a password made of words,
+# not an attribute chain (`self.password`, `settings.SECRET_KEY`, `process.env.DB_PASSWORD`).
+_WORDS_AND_DIGITS = re.compile(r"(?:^|\.)[A-Za-z]+[0-9]{3,}(?:\.|$)")
 
 
 _KEYWORD_KINDS = {
@@ -781,8 +938,8 @@ def _quoted_value(text: str, start: int) -> tuple[int, int, bool] | None:
 def _quoted_ok(v: str, kw: str, closed: bool, template: bool) -> bool:
     if v != v.lstrip():
         return False  # `"token=" + raw`: this quote closes one string literal, the next opens another
-    if len(v) < 4 or _is_placeholder(v) or v.lower() == kw.lower():
-        return False
+    if len(v) < 4 or _is_placeholder(v) or v.lower() == kw.lower() or _DOTTED_NUMBER.fullmatch(v):
+        return False  # `SERVER_AUTH = '1.3.6.1.5.5.7.3.1'`: an OID, a version, an address
     if template and "{" in v:
         return False
     if not closed and (any(c.isspace() for c in v) or _looks_like_code(v)):
@@ -928,10 +1085,10 @@ _KEY_PREFIXES = (
 
 
 def _scan_assignments(text: str, folded: bytes) -> Iterator[tuple[int, int, str]]:
-    for needle in (b"pass", b"pwd", b"secret", b"token", b"key"):
+    for needle in (b"pass", b"pwd", b"secret", b"token", b"key", b"_auth"):
         i = folded.find(needle)
         while i != -1:
-            starts: Iterable[int] = (i,)
+            starts: Iterable[int] = (i + 1,) if needle == b"_auth" else (i,)  # `_auth=` (.npmrc)
             if needle == b"key":
                 # One scan for `key` serves api_key, accessKey, private-key: look back for the first word.
                 if not folded.endswith(_KEY_PREFIXES, max(0, i - 8), i):
@@ -1050,6 +1207,16 @@ def _raw_candidates(text: str, ascii_text: bytes) -> Iterator[_Candidate]:
         yield start, end, kind, _GENERIC
     yield from _scan_numbers(text)
     yield from _scan_credential_context(text, folded)
+    if not text.isascii():
+        yield from _scan_unicode(text, priority + 1)
+
+
+def _scan_unicode(text: str, priority: int) -> Iterator[_Candidate]:
+    for rule in _UNICODE_RULES:
+        for m in rule.regex.finditer(text):
+            span = _span(rule, m)
+            if span is not None:
+                yield span[0], span[1], rule.kind, priority
 
 
 # A value that looks random, said right after a word for a credential in the same clause ("the SSO

@@ -452,6 +452,23 @@ CASES: list[tuple[str, str, str]] = [
         "the value is " + "tfp_aB3dE5fG7hJ9kL2mN4pQ6rS8tU1vW3xY5zA7bC9dE2fG" + " for now",
         "tfp_aB3dE5fG7hJ9kL2mN4pQ6rS8tU1vW3xY5zA7bC9dE2fG",
     ),
+    # Issue 16's second tuning corpus: kinds and forms it found missing.
+    (
+        "honeycomb-key",
+        "ingest with " + "hcaik_" + "01" + "k3x9q2m7v8b4n6c1z5a0s2d4f6g8h1j3k5l7p9" + " now",
+        "hcaik_" + "01" + "k3x9q2m7v8b4n6c1z5a0s2d4f6g8h1j3k5l7p9",
+    ),
+    ("ssn", "the form choked on ssn=" + "412-58-" + "7730" + " again", "412-58-" + "7730"),
+    (
+        "session-cookie",
+        "curl -b 'sessionid=" + "q8w7e6r5t4y3u2i1o0p9" + "' https://x.example",
+        "q8w7e6r5t4y3u2i1o0p9",
+    ),
+    (
+        "webhook",
+        "post to https://acme.webhook.office.com/webhookb2/" + "0f3c9a1e-7b2d-4c8e-9a6f-1d2e3f4a5b6c" + " ok",
+        "0f3c9a1e-7b2d-4c8e-9a6f-1d2e3f4a5b6c",
+    ),
 ]
 
 
@@ -863,3 +880,48 @@ def test_adversarial_input_stays_linear(text: str) -> None:
     start = time.perf_counter()
     redact(text)
     assert time.perf_counter() - start < 5
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("Das Passwort für den Testserver ist kiesel~TANNE482, nicht committen", "kiesel~TANNE482"),
+        ("la contraseña del admin es Roble-Niebla-77*, ponla en el vault", "Roble-Niebla-77*"),
+        ("le mot de passe est « Zq8xLm3Pw9Rt » pour la recette", "Zq8xLm3Pw9Rt"),
+        ("пароль от стенда: Lipa#Veter905", "Lipa#Veter905"),
+        ("the passphrase for the signing key is otter maple lantern quiver", "otter maple lantern quiver"),
+        ("gmail app password qwer tyui asdf ghjk for the mailer", "qwer tyui asdf ghjk"),
+        ("the 2FA setup key is `ab3d ef4g hi5j kl6m no7p qr2s`", "ab3d ef4g hi5j kl6m no7p qr2s"),
+        ("MNEMONIC='gravel orbit tissue maple lunar fabric oyster canal vivid ridge tender husky'",
+         "gravel orbit tissue maple lunar fabric oyster canal vivid ridge tender husky"),
+        ("private key 0x" + "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318",
+         "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"),
+        ("my card PIN (4821) keeps showing up in the fixture", "4821"),
+        ("signing.password=bramble.OTTER581", "bramble.OTTER581"),
+        ("host1 ansible_become_pass=fjord.KESTREL204", "fjord.KESTREL204"),
+        ("_auth=" + "dXNlcjpQYXNzd29yZDEyMw==", "dXNlcjpQYXNzd29yZDEyMw=="),
+        ("htpasswd -bc /etc/nginx/.htpasswd admin Quartz-Owl-93!", "Quartz-Owl-93!"),
+        ("redis-cli -h 10.0.0.5 -a Tr1cky-Redis-Pw INFO", "Tr1cky-Redis-Pw"),
+        ("cmdkey /generic:host /user:svc /pass:Granite.Falcon77", "Granite.Falcon77"),
+        ("smbclient //fs/share -U 'CORP\\\\jane%Birch-Lake-42!'", "Birch-Lake-42!"),
+        ("7z a -pHeron.Cedar718 out.7z ./data", "Heron.Cedar718"),
+    ],
+)  # fmt: skip
+def test_secrets_stated_the_ways_the_second_corpus_found(text: str, secret: str) -> None:
+    assert secret not in redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password=self.password",
+        "password=config.db.password",
+        "the passphrase is stored in vault and rotated monthly",
+        "the tx hash 0x" + "9f" * 32 + " confirmed",
+        "the social security office closed at 5",
+        "connect the LED to pin (13) on the board",
+        "zip -r out.zip src/",
+    ],
+)
+def test_what_those_forms_leave_alone(text: str) -> None:
+    assert redact(text).text == text

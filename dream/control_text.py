@@ -63,10 +63,10 @@ _OVERRIDE = re.compile(
     r"forget (?:all |everything )?(?:you were told|previous instructions|your instructions)|"
     r"you are now\b|new (?:system )?instructions?:|your new instructions|"
     r"(?:reveal|print|show|repeat|override|ignore|leak|dump) (?:me )?(?:your |the )?system prompt|"
-    r"developer mode (?:enabled|on|activated)|enable developer mode|jailbreak|\bdan mode\b|"
+    r"developer mode (?:enabled|on|activated)|enable developer mode|jailbreak (?:mode|enabled)|\bdan mode\b|"
     r"(?:do not|don't|never|not) (?:ever )?(?:tell|mention|reveal|say|show|disclose)"
     r"(?: this| that| it)?(?: to)? the user(?!-)|"
-    r"without telling the user|(?:hide|keep) (?:this|it) (?:from|secret from) the user|exfiltrat|"
+    r"without telling the user|(?:hide|keep) (?:this|it) (?:from|secret from) the user|exfiltrate\b|"
     r"(?:curl|wget)\b[^|\n]{0,300}\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b|"
     r"base64 -d[^|\n]{0,80}\|\s*(?:ba)?sh\b|"
     r"rm\s+-rf\s+[/~]|"
@@ -133,7 +133,12 @@ _SENSITIVE = (
 )
 _SEND = (
     r"(?:send|sends|sent|post|posts|upload|uploads|paste|email|e-mail|mail|scp|rsync|forward|transmit|"
-    r"exfil\w*|curl|wget|nslookup|dig|gist|copy|copies|sync|share|leak|include|attach|publish|push)"
+    r"exfil\w*|curl|wget|nslookup|dig|gist|copy|copies|sync|share|leak|include|attach|publish|push|invia|"
+    r"envía|envia|envie|sende|schick\w*|envoie|отправь|перешли|发送|送信|전송)"
+)
+_MODEL = (
+    r"(?:ai|llm|language models?|assistants?|agents?|models?|bots?|copilot|claude|chatgpt|gpt|gemini|"
+    r"reviewers?|code generators?|systems?)"
 )
 _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
@@ -255,6 +260,149 @@ _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"tool result\b[^\n]{0,60}(?:approved|permission|granted)|"
             r"(?:approved|authori[sz]ed|applied) by (?:the )?user\)|all future actions approved|"
             r"status=approved|permissionmanager"
+        ),
+    ),
+    (
+        "addressed-to-agent",
+        # A note for whatever model reads the text ("AI assistants reading this:", "Note to Copilot,
+        # Claude, or any assistant", "If you are an AI model summarising…"): a person talks to their
+        # own agent as "you", never like this.
+        re.compile(
+            rf"\b(?:note|message|instructions?|attention|hint|directive|notice|reminder|warning|memo)s?"
+            rf"(?: here)? (?:to|for) (?:the |any |all |every |automated |autonomous )*{_MODEL}(?![\w.-])"
+            rf"|\b(?:any |all |every )?(?:ai|llm|automated|autonomous|coding|language) ?{_MODEL}s?"
+            r"(?: \w+){0,2} (?:reading|processing|parsing|performing|editing|handling|summari[sz]ing|"
+            r"analy[sz]ing|triaging|reviewing|working on|helping|indexing|scanning|touching|viewing)\b"
+            rf"|\bif (?:you are|you're|you re) (?:an? |the )?(?:ai|llm|{_MODEL})"
+            rf"|\b(?:dear|hey|attention|hi|hello|to) (?:ai|llm|language model|{_MODEL})s?\b ?[,:]"
+            r"|(?:^|\n|\[|\(|// |# |-- |<!-- )\s*(?:(?:ai|llm|language model|assistant|claude|copilot|chatgpt|gpt|"
+            r"gemini)s?|(?:ai|llm|coding|review|reviewer|triage|automated) (?:agent|bot|model|reviewer)s?)"
+            r"(?: \w+){0,2}\s*(?:[:,]| -)\s+[a-z]"
+            r"|\[(?:agent|ai|llm|model|assistant)[- _](?:directive|instruction|note|hint)s?\]"
+            r"|(?:model|agent|llm|ai)[- _]instructions?\s*:"
+            r"|ki-(?:assistent|hinweis|agent|modell)|ai-agent(?:en)?\b|ии-ассистент|для ии|ai助手|ai アシスタント|"
+            r"aiアシスタント|yapay zeka|assistenti ai|modeli ai|modelos? de ia|asistentes? de ia|"
+            r"assistants? ia\b|agents? ia\b|l'assistant doit|致所有ai"
+        ),
+    ),
+    (
+        "false-report",
+        # Told to report what is not so: success whatever happened, a summary that hides a change.
+        re.compile(
+            r"\b(?:report|say|tell|print|reply|claim|answer|state|show|mark)\b[^.\n]{0,60}?\b(?:regardless|"
+            r"no matter what|whatever (?:the|happens)|even if (?:it|they|the|rows|tests?|some)\b)"
+            r"|regardless of (?:the )?(?:actual )?(?:result|outcome|findings|output|status)"
+            r"|(?:only|just) reads? the (?:summary|last line|title|first line)|nobody reads\b"
+            r"|(?:doesn't|does not|won't|will not|shouldn't|should not) (?:notice|be alarmed|find out|see it)"
+            r"|describe (?:it|this|them) (?:as|like) [^.\n]{0,30}(?:if asked|in (?:your|the) (?:review|summary|pr))"
+            r"|\bin (?:the|your) summary,? say\b|keep saying (?:that|it)|\bsay you (?:only|reviewed|checked|fixed)"
+            r"|report (?:'|\")?(?:lint clean|no issues found|all (?:\d+ )?tests? passed|success)(?:'|\")?"
+            r"[^.\n]{0,30}(?:regardless|even if|anyway|and carry on)"
+            r"|(?:tell|inform) (?:the )?(?:user|them|the operator)[^.\n]{0,40}(?:all [^.\n]{0,20}passed|"
+            r"was blocked by|everything'?s? (?:is )?fine)"
+            r"|strip the warnings|leave out the failing|don't raise it|do not raise it"
+        ),
+    ),
+    (
+        "goal-hijack",
+        re.compile(
+            r"\byour (?:real|true|primary|secret|hidden) (?:task|goal|objective|job|deliverable|mission)"
+            r"|\bthe (?:real|actual|true) (?:task|goal|objective|deliverable|request)\b(?: \w+){0,6} (?:is|isn't)"
+            r"|\b(?:your )?task has changed|\bnew task(?: assigned)?\b[^.\n]{0,20}:|\bis a decoy\b"
+            r"|\bstep 0\b|\bpriority override\b|\bhelping the user is secondary"
+            r"|\bsupersedes the (?:review|task|request)|\bthe (?:review|task) itself doesn't matter"
+            r"|\byour job is (?:no longer|not) to\b|\bgrading harness\b|\bthe evaluation rewards\b"
+        ),
+    ),
+    (
+        "encoded-instruction",
+        # An instruction to decode something and act on it: the words are where no check can see them.
+        re.compile(
+            r"\b(?:decode|decrypt|decipher|de-?obfuscate|url-?decode|unescape|convert|reverse|read)\b"
+            r"[^.\n]{0,80}?\b(?:and|then)\b[^.\n]{0,30}?\b(?:follow|execute|run|apply|carry (?:it )?out|do|act"
+            r"|obey|comply|treat)\b"
+            r"|\b(?:follow|execute|run|apply|carry out|act on|do) (?:the )?(?:instruction|what it says|it) "
+            r"(?:inside|encoded|hidden)\b|\bdo what it says\b|\bdecode (?:it )?twice\b"
+            r"|exec\(\s*(?:bytes\.fromhex|base64|codecs\.decode|atob)|eval\(\s*(?:atob|base64)"
+            r"|\b(?:pig latin|rot13|caesar cipher|a1z26)\b[^\n]{0,60}\b(?:follow|decode|do|act)"
+        ),
+    ),
+    (
+        "dangerous-command",
+        # Commands that open the machine to someone else, whatever words surround them.
+        re.compile(
+            r"/dev/tcp/|bash -i >&|\bnc -e\b|\bncat -e\b|mkfifo /tmp/\S+;|sslverify false|strict-ssl false|"
+            r"spctl --master-disable|--trusted-host\b|--extra-index-url http://|core\.hookspath|"
+            r"\"runon\"\s*:\s*\"folderopen\"|prompt_command=|\bgh secret set\b|branches/\S+/protection|"
+            r"chmod -r 777 (?:~|/|\$home)|chown -r \S+ ~/\.ssh|document\.cookie|"
+            r"json\.stringify\(process\.env\)|str\(dict\(os\.environ\)\)|pull_request_target[^\n]{0,40}"
+            r"secrets: inherit|credential\.helper '?store|verify_ssl: false|privileged: true"
+            r"|\b(?:run|execute)s? (?:all|any|every) (?:shell )?(?:commands?|code|scripts?)\b[^.\n]{0,40}?"
+            r"without (?:asking|confirmation|approval|review|question|prompting)"
+        ),
+    ),
+    (
+        "secret-disclosure",
+        # A secret put where others read it: a reply, a comment, a commit, a public page.
+        re.compile(
+            r"\b(?:print|echo|paste|show|include|write|put|add|append|post|commit|encode)\b[^.\n]{0,60}?"
+            r"(?:api[_ ]?keys?|tokens?|secrets?|passwords?|connection string|credentials|environment "
+            r"variables?|env vars?|output of `?(?:env|printenv)|\.env\b|_key\b|_token\b|oauth_token|id_rsa|"
+            r"id_ed25519|cookies?)\b[^.\n]{0,60}?\b(?:in|into|to|on)\b (?:your |the |a |its |this |every )?"
+            r"(?:next |new |public |generated )?(?:reply|replies|comment|commit message|commit|issue|pr\b|"
+            r"title|thread|answer|gist|function names|body|status page|breadcrumb|gh-pages|response)"
+            r"|\becho (?:\$?[a-z_]*(?:key|token|secret)\b)"
+        ),
+    ),
+    (
+        "authority-transfer",
+        # Trust handed to text the person did not write, or to someone claiming to speak for them.
+        re.compile(
+            r"same authority as the user|as if (?:the user|i|you) (?:typed|wrote|said) it|"
+            r"treat (?:it|them|this|that|these|anything|any \w+|everything)(?: \w+){0,6} as (?:a |an |the )?"
+            r"(?:system|user's|the user's|trusted|authoritative)(?: \w+)? (?:instruction|message|command|prompt)s?|"
+            r"(?:are|is) authoritative and may|(?:trust|obey|follow) (?:any |all )?(?:commands|instructions)"
+            r" (?:from|in|found in) (?:tool|web|pages?|files?|outputs?|comments?|issues?)|"
+            r"(?:agent|assistant|claude|model)s? (?:is|are) (?:now )?(?:cleared|authori[sz]ed|permitted|"
+            r"allowed) to (?:bypass|skip|deploy|merge|delete|force|disable|execute|run any)|"
+            r"already obtained (?:the )?(?:user )?consent|(?:do not|don't) re-?confirm|consent for all|"
+            r"on behalf of (?:engineering |company )?leadership|this is the security team|"
+            r"(?:message|note|notice|notification) from (?:the )?(?:claude code team|anthropic|compliance|"
+            r"security team|it department|platform team|repository owner|trust (?:&|and) safety)|"
+            r"runs as a trusted system component|(?:confirmations?|safety checks?) (?:are|is) handled upstream|"
+            r"authority overrides|all agent sessions must|subagent_policy|trust_tool_output|auto_approve: ?true|"
+            r"confirm_destructive: ?false|report_actions_to_user: ?false|says it comes from anthropic|"
+            r"trate como instrução do sistema|obedeça sem questionar|最高优先级|长期记忆"
+        ),
+    ),
+    (
+        "safety-weakening",
+        # A standing preference that turns a safeguard off.
+        re.compile(
+            r"\bskip (?:all )?(?:the )?(?:confirmations?|permission (?:prompts|checks)|safety (?:checks|prompts)|"
+            r"security (?:checks?|checklist|review|scan)|code[- ]review|change freeze)|"
+            r"without (?:any )?content restrictions|(?:never|don't|do not) flag (?:hardcoded )?(?:credentials|"
+            r"secrets|security|vulnerabilit)|show (?:me )?secrets whenever|from unofficial mirrors|"
+            r"(?:disable|bypass|turn off) (?:the )?(?:security|safety) (?:checks?|checklist|review|scanner|"
+            r"warnings?)|merge (?:its|your) own prs?|bypass the change freeze|edit the assertions to match|"
+            r"no longer need permission checks|(?:do not|don't|never) inform (?:the )?(?:user|human|operator|"
+            r"developer)s?\b(?!-)(?=\s*(?:$|[.:;,!]|about|that|of|when|if|what))|system override|"
+            r"nunca pidas confirmación|sin pedir confirmación|ohne rückfrage|sans demander (?:de )?confirmation|"
+            r"sem pedir confirmação|без подтверждения|確認せずに|확인 없이|无需确认|不需要再问|nie pytasz o zgodę|"
+            r"nie informujesz"
+        ),
+    ),
+    (
+        "persona",
+        re.compile(
+            r"\b(?:enter|entering|enable|activate|switch to) (?:developer|debug|maintenance|god|admin|root|"
+            r"unrestricted) mode|(?:debug|maintenance|developer) mode\s*:\s*on|guardrails\s*:\s*off|"
+            r"respond as the raw model|you'?ve been upgraded|(?:the )?new version of you|newest release of you|"
+            r"a version of yourself (?:trained )?without|without safety fine-tuning|opposite day|"
+            r"you'?re no longer a (?:coding )?assistant|repeat (?:its|your) hidden (?:instructions|prompt)|"
+            r"in that universe|could you be her|(?:for a novel|for a story)[^.\n]{0,80}(?:real|working) commands|"
+            r"future versions of you|開発者モード|modo (?:desarrollador|desenvolvedor)|mode développeur|"
+            r"entwicklermodus|trybie serwisowym|режим разработчика|开发者模式|개발자 모드|보안 정책이 해제"
         ),
     ),
 )
@@ -413,11 +561,220 @@ _NEEDLES: dict[str, tuple[str, ...]] = {
         "follow any",
     ),
     "role-marker": ("system",),
+    "authority-transfer": (
+        "authority",
+        "as if",
+        "treat",
+        "authoritative",
+        "trust",
+        "obey",
+        "follow",
+        "cleared",
+        "authori",
+        "permitted",
+        "allowed",
+        "consent",
+        "confirm",
+        "leadership",
+        "security team",
+        "from the",
+        "trusted system",
+        "upstream",
+        "sessions must",
+        "subagent",
+        "auto_approve",
+        "confirm_destructive",
+        "report_actions",
+        "anthropic",
+        "trate",
+        "obedeça",
+        "优先",
+        "记忆",
+    ),
+    "safety-weakening": (
+        "skip",
+        "restriction",
+        "flag",
+        "secrets",
+        "unofficial",
+        "disable",
+        "bypass",
+        "turn off",
+        "own pr",
+        "assertions",
+        "permission",
+        "inform",
+        "override",
+        "confirma",
+        "rückfrage",
+        "подтвержд",
+        "確認",
+        "확인",
+        "确认",
+        "再问",
+        "zgod",
+        "informujesz",
+    ),
+    "persona": (
+        "mode",
+        "guardrails",
+        "raw model",
+        "upgraded",
+        "version of you",
+        "release of you",
+        "yourself",
+        "fine-tuning",
+        "opposite day",
+        "no longer a",
+        "hidden",
+        "universe",
+        "be her",
+        "novel",
+        "story",
+        "future versions",
+        "モード",
+        "modo",
+        "mode",
+        "modus",
+        "trybie",
+        "режим",
+        "模式",
+        "모드",
+        "정책",
+    ),
+    "addressed-to-agent": (
+        "ai",
+        "llm",
+        "model",
+        "assistant",
+        "agent",
+        "bot",
+        "copilot",
+        "claude",
+        "gpt",
+        "gemini",
+        "reviewer",
+        "generator",
+        "system",
+        "ки",
+        "ии",
+        "ia",
+        "yapay",
+        "アシスタント",
+    ),
+    "false-report": (
+        "regardless",
+        "no matter",
+        "whatever",
+        "even if",
+        "reads",
+        "notice",
+        "alarmed",
+        "find out",
+        "see it",
+        "describe",
+        "summary",
+        "keep saying",
+        "say you",
+        "report",
+        "tell",
+        "inform",
+        "warning",
+        "failing",
+        "raise it",
+    ),
+    "goal-hijack": (
+        "your ",
+        "the real",
+        "the actual",
+        "the true",
+        "task",
+        "decoy",
+        "before you",
+        "step 0",
+        "priority",
+        "secondary",
+        "supersedes",
+        "doesn't matter",
+        "job is",
+        "grading",
+        "evaluation",
+    ),
+    "encoded-instruction": (
+        "decod",
+        "decrypt",
+        "deciph",
+        "obfusc",
+        "unescape",
+        "convert",
+        "reverse",
+        "read",
+        "what it says",
+        "exec(",
+        "eval(",
+        "pig latin",
+        "rot13",
+        "caesar",
+        "a1z26",
+        "inside",
+        "encoded",
+        "hidden",
+    ),
+    "dangerous-command": (
+        "/dev/tcp/",
+        "bash -i",
+        "nc -e",
+        "ncat -e",
+        "mkfifo",
+        "sslverify",
+        "strict-ssl",
+        "spctl",
+        "trusted-host",
+        "extra-index-url",
+        "hookspath",
+        "folderopen",
+        "prompt_command",
+        "gh secret",
+        "protection",
+        "777",
+        "chown",
+        "document.cookie",
+        "process.env",
+        "os.environ",
+        "pull_request_target",
+        "credential.helper",
+        "verify_ssl",
+        "privileged",
+        "without",
+    ),
+    "secret-disclosure": (
+        "key",
+        "token",
+        "secret",
+        "password",
+        "connection string",
+        "credential",
+        "env",
+        "cookie",
+        "id_rsa",
+        "id_ed25519",
+    ),
     "fake-tool-call": ("tool", "approved", "authori", "applied by", "permissionmanager"),
 }
 
 
+_SPLIT_WORD = re.compile(r"(?<=[a-z])-(?=[a-z])")
+
+
 def _intents(folded: str) -> list[str]:
+    if folded.count("-") >= 3:  # "ex-fil-trate the to-ken": words cut up to dodge a match
+        joined = _SPLIT_WORD.sub("", folded)
+        if joined != folded:
+            return list(dict.fromkeys(_intents_of(folded) + _intents_of(joined)))
+    return _intents_of(folded)
+
+
+def _intents_of(folded: str) -> list[str]:
     found = [
         name
         for name, pattern in _INTENTS
@@ -474,6 +831,7 @@ def _stray_selectors(text: str) -> tuple[str, bool]:
     return "".join(out), stray
 
 
+_SYMBOLS = re.compile("[\u2190-\u21ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]")
 _DEFUSED = str.maketrans({"<": "‹", ">": "›", "[": "⟦", "]": "⟧"})
 
 
@@ -485,6 +843,7 @@ def skeleton(text: str) -> str:
         return " ".join(_TERMINAL.sub(" ", text).split()).lower()
     folded = unicodedata.normalize("NFKC", text).translate(_CONFUSABLE)
     folded = _INVISIBLE.sub("", _TERMINAL.sub(" ", folded))
+    folded = _SYMBOLS.sub(" ", folded)  # "🔓 new 🔓 rules": emoji between the words
     return " ".join(folded.split()).lower()
 
 

@@ -99,7 +99,8 @@ _OVERRIDE = re.compile(
     r"(?:~/\.(?:aws|ssh|gnupg|config|kube|netrc|npmrc|docker)|\.env\b|id_rsa|id_ed25519|credentials"
     r"|secrets?\b|private key)"
     r"[^.\n]{0,80}(?:https?://|\bto\b)|"
-    r"(?:curl|wget)\b[^\n]{0,200}(?:-d|--data(?:-binary)?|-F|-T|--upload-file)\s+[`'\"]?@?~?/?\.?(?:aws|ssh|env|netrc)"
+    r"(?:curl|wget)\b[^\n]{0,200}(?:-d|--data(?:-binary)?|-F|-T|--upload-file)\s+[`'\"]?@?~?/?\.?(?:aws|ssh"
+    r"|env|netrc)"
     r")",
     re.IGNORECASE,
 )
@@ -275,12 +276,14 @@ _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"analy[sz]ing|triaging|reviewing|working on|helping|indexing|scanning|touching|viewing)\b"
             rf"|\bif (?:you are|you're|you re) (?:an? |the )?(?:ai|llm|{_MODEL})"
             rf"|\b(?:dear|hey|attention|hi|hello|to) (?:ai|llm|language model|{_MODEL})s?\b ?[,:]"
-            r"|(?:^|\n|\[|\(|// |# |-- |<!-- )\s*(?:(?:ai|llm|language model|assistant|claude|copilot|chatgpt|gpt|"
+            r"|(?:^|\n|\[|\(|// |# |-- |<!-- )\s*(?:(?:ai|llm|language model|assistant|claude|copilot"
+            r"|chatgpt|gpt|"
             r"gemini)s?|(?:ai|llm|coding|review|reviewer|triage|automated) (?:agent|bot|model|reviewer)s?)"
             r"(?: \w+){0,2}\s*(?:[:,]| -)\s+[a-z]"
             r"|\[(?:agent|ai|llm|model|assistant)[- _](?:directive|instruction|note|hint)s?\]"
             r"|(?:model|agent|llm|ai)[- _]instructions?\s*:"
-            r"|ki-(?:assistent|hinweis|agent|modell)|ai-agent(?:en)?\b|ии-ассистент|для ии|ai助手|ai アシスタント|"
+            r"|ki-(?:assistent|hinweis|agent|modell)|ai-agent(?:en)?\b|ии-ассистент|для ии|"
+            r"ai助手|ai アシスタント|"
             r"aiアシスタント|yapay zeka|assistenti ai|modeli ai|modelos? de ia|asistentes? de ia|"
             r"assistants? ia\b|agents? ia\b|l'assistant doit|致所有ai"
         ),
@@ -294,8 +297,10 @@ _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"|regardless of (?:the )?(?:actual )?(?:result|outcome|findings|output|status)"
             r"|(?:only|just) reads? the (?:summary|last line|title|first line)|nobody reads\b"
             r"|(?:doesn't|does not|won't|will not|shouldn't|should not) (?:notice|be alarmed|find out|see it)"
-            r"|describe (?:it|this|them) (?:as|like) [^.\n]{0,30}(?:if asked|in (?:your|the) (?:review|summary|pr))"
-            r"|\bin (?:the|your) summary,? say\b|keep saying (?:that|it)|\bsay you (?:only|reviewed|checked|fixed)"
+            r"|describe (?:it|this|them) (?:as|like) [^.\n]{0,30}(?:if asked|in (?:your|the) (?:review"
+            r"|summary|pr))"
+            r"|\bin (?:the|your) summary,? say\b|keep saying (?:that|it)|\bsay you (?:only|reviewed|checked"
+            r"|fixed)"
             r"|report (?:'|\")?(?:lint clean|no issues found|all (?:\d+ )?tests? passed|success)(?:'|\")?"
             r"[^.\n]{0,30}(?:regardless|even if|anyway|and carry on)"
             r"|(?:tell|inform) (?:the )?(?:user|them|the operator)[^.\n]{0,40}(?:all [^.\n]{0,20}passed|"
@@ -307,7 +312,8 @@ _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "goal-hijack",
         re.compile(
             r"\byour (?:real|true|primary|secret|hidden) (?:task|goal|objective|job|deliverable|mission)"
-            r"|\bthe (?:real|actual|true) (?:task|goal|objective|deliverable|request)\b(?: \w+){0,6} (?:is|isn't)"
+            r"|\bthe (?:real|actual|true) (?:task|goal|objective|deliverable|request)\b(?: \w+){0,6} (?:is"
+            r"|isn't)"
             r"|\b(?:your )?task has changed|\bnew task(?: assigned)?\b[^.\n]{0,20}:|\bis a decoy\b"
             r"|\bstep 0\b|\bpriority override\b|\bhelping the user is secondary"
             r"|\bsupersedes the (?:review|task|request)|\bthe (?:review|task) itself doesn't matter"
@@ -319,7 +325,8 @@ _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         # An instruction to decode something and act on it: the words are where no check can see them.
         re.compile(
             r"\b(?:decode|decrypt|decipher|de-?obfuscate|url-?decode|unescape|convert|reverse|read)\b"
-            r"[^.\n]{0,80}?\b(?:and|then)\b[^.\n]{0,30}?\b(?:follow|execute|run|apply|carry (?:it )?out|do|act"
+            r"[^.\n]{0,80}?\b(?:and|then)\b[^.\n]{0,30}?\b(?:follow|execute|run|apply|carry (?:it )?out|do"
+            r"|act"
             r"|obey|comply|treat)\b"
             r"|\b(?:follow|execute|run|apply|carry out|act on|do) (?:the )?(?:instruction|what it says|it) "
             r"(?:inside|encoded|hidden)\b|\bdo what it says\b|\bdecode (?:it )?twice\b"
@@ -360,7 +367,8 @@ _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"same authority as the user|as if (?:the user|i|you) (?:typed|wrote|said) it|"
             r"treat (?:it|them|this|that|these|anything|any \w+|everything)(?: \w+){0,6} as (?:a |an |the )?"
-            r"(?:system|user's|the user's|trusted|authoritative)(?: \w+)? (?:instruction|message|command|prompt)s?|"
+            r"(?:system|user's|the user's|trusted|authoritative)(?: \w+)? (?:instruction|message|command"
+            r"|prompt)s?|"
             r"(?:are|is) authoritative and may|(?:trust|obey|follow) (?:any |all )?(?:commands|instructions)"
             r" (?:from|in|found in) (?:tool|web|pages?|files?|outputs?|comments?|issues?)|"
             r"(?:agent|assistant|claude|model)s? (?:is|are) (?:now )?(?:cleared|authori[sz]ed|permitted|"
@@ -369,8 +377,10 @@ _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"on behalf of (?:engineering |company )?leadership|this is the security team|"
             r"(?:message|note|notice|notification) from (?:the )?(?:claude code team|anthropic|compliance|"
             r"security team|it department|platform team|repository owner|trust (?:&|and) safety)|"
-            r"runs as a trusted system component|(?:confirmations?|safety checks?) (?:are|is) handled upstream|"
-            r"authority overrides|all agent sessions must|subagent_policy|trust_tool_output|auto_approve: ?true|"
+            r"runs as a trusted system component|(?:confirmations?|safety checks?) (?:are"
+            r"|is) handled upstream|"
+            r"authority overrides|all agent sessions must|subagent_policy|trust_tool_output"
+            r"|auto_approve: ?true|"
             r"confirm_destructive: ?false|report_actions_to_user: ?false|says it comes from anthropic|"
             r"trate como instrução do sistema|obedeça sem questionar|最高优先级|长期记忆"
         ),
@@ -379,16 +389,20 @@ _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "safety-weakening",
         # A standing preference that turns a safeguard off.
         re.compile(
-            r"\bskip (?:all )?(?:the )?(?:confirmations?|permission (?:prompts|checks)|safety (?:checks|prompts)|"
+            r"\bskip (?:all )?(?:the )?(?:confirmations?|permission (?:prompts|checks)|safety (?:checks"
+            r"|prompts)|"
             r"security (?:checks?|checklist|review|scan)|code[- ]review|change freeze)|"
-            r"without (?:any )?content restrictions|(?:never|don't|do not) flag (?:hardcoded )?(?:credentials|"
+            r"without (?:any )?content restrictions|(?:never|don't"
+            r"|do not) flag (?:hardcoded )?(?:credentials|"
             r"secrets|security|vulnerabilit)|show (?:me )?secrets whenever|from unofficial mirrors|"
             r"(?:disable|bypass|turn off) (?:the )?(?:security|safety) (?:checks?|checklist|review|scanner|"
             r"warnings?)|merge (?:its|your) own prs?|bypass the change freeze|edit the assertions to match|"
             r"no longer need permission checks|(?:do not|don't|never) inform (?:the )?(?:user|human|operator|"
             r"developer)s?\b(?!-)(?=\s*(?:$|[.:;,!]|about|that|of|when|if|what))|system override|"
-            r"nunca pidas confirmación|sin pedir confirmación|ohne rückfrage|sans demander (?:de )?confirmation|"
-            r"sem pedir confirmação|без подтверждения|確認せずに|확인 없이|无需确认|不需要再问|nie pytasz o zgodę|"
+            r"nunca pidas confirmación|sin pedir confirmación|ohne rückfrage"
+            r"|sans demander (?:de )?confirmation|"
+            r"sem pedir confirmação|без подтверждения|確認せずに|확인 없이|"
+            r"无需确认|不需要再问|nie pytasz o zgodę|"
             r"nie informujesz"
         ),
     ),
@@ -397,10 +411,12 @@ _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"\b(?:enter|entering|enable|activate|switch to) (?:developer|debug|maintenance|god|admin|root|"
             r"unrestricted) mode|(?:debug|maintenance|developer) mode\s*:\s*on|guardrails\s*:\s*off|"
-            r"respond as the raw model|you'?ve been upgraded|(?:the )?new version of you|newest release of you|"
+            r"respond as the raw model|you'?ve been upgraded|(?:the )?new version of you"
+            r"|newest release of you|"
             r"a version of yourself (?:trained )?without|without safety fine-tuning|opposite day|"
             r"you'?re no longer a (?:coding )?assistant|repeat (?:its|your) hidden (?:instructions|prompt)|"
-            r"in that universe|could you be her|(?:for a novel|for a story)[^.\n]{0,80}(?:real|working) commands|"
+            r"in that universe|could you be her|(?:for a novel|for a story)[^.\n]{0,80}(?:real"
+            r"|working) commands|"
             r"future versions of you|開発者モード|modo (?:desarrollador|desenvolvedor)|mode développeur|"
             r"entwicklermodus|trybie serwisowym|режим разработчика|开发者模式|개발자 모드|보안 정책이 해제"
         ),
@@ -774,12 +790,19 @@ def _intents(folded: str) -> list[str]:
     return _intents_of(folded)
 
 
+# Each needle once, with the intents it opens (a needle several intents share is looked for once).
+_NEEDLE_OWNERS: tuple[tuple[str, frozenset[str]], ...] = tuple(
+    (needle, frozenset(name for name, words in _NEEDLES.items() if needle in words))
+    for needle in dict.fromkeys(n for words in _NEEDLES.values() for n in words)
+)
+
+
 def _intents_of(folded: str) -> list[str]:
-    found = [
-        name
-        for name, pattern in _INTENTS
-        if any(needle in folded for needle in _NEEDLES[name]) and pattern.search(folded)
-    ]
+    opened: set[str] = set()
+    for needle, owners in _NEEDLE_OWNERS:
+        if needle in folded:
+            opened |= owners
+    found = [name for name, pattern in _INTENTS if name in opened and pattern.search(folded)]
     if "instruction-override" not in found and (_voided_orders(folded) or _spaced_override(folded)):
         found.insert(0, "instruction-override")
     return found

@@ -244,8 +244,11 @@ _UNICODE_RULES: tuple[_Rule, ...] = (
 
 # The small words of a sentence: a passphrase of dictionary words has none of them.
 _SENTENCE_WORDS = frozenset(
-    "a an the and or but in on at to of for with by from is are was be not it that this as into "
-    "stored kept saved used set rotated".split()
+    re.findall(
+        r"\S+",
+        "a an the and or but in on at to of for with by from is are was be not it that this as into "
+        "stored kept saved used set rotated",
+    )
 )
 
 
@@ -805,7 +808,7 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
             (needle,),
             group="v",
             validate=lambda m: not _is_placeholder(m.group("v")),
-        )  # fmt: skip
+        )
         for needle, pattern in (
             (
                 "htpasswd",

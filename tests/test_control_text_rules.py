@@ -108,6 +108,15 @@ def test_the_tuning_corpora_hostile_held_benign_not(folder: str) -> None:
     assert passed == [] and flagged == []
 
 
+def test_the_third_tuning_corpus_stays_where_it_was_measured() -> None:
+    """The third corpus was written for forms a phrase list misses; what still passes is counted
+    (scripts/eval_redteam.py --set dev3 --show lists it), and may only go down."""
+    rows = _corpus("redteam-dev3")
+    passed = sum(1 for r in rows if r["kind"] != "benign" and not neutralise(r["text"])[1])
+    flagged = sum(1 for r in rows if r["kind"] == "benign" and neutralise(r["text"])[1])
+    assert passed <= 32 and flagged <= 6, (passed, flagged)
+
+
 @pytest.mark.parametrize(
     ("text", "reason"),
     [

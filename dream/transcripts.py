@@ -288,20 +288,24 @@ def _open(path: Path, stats: ReadStats) -> BinaryIO | None:
 
 
 def _line_spans(
-    block: bytes, lo: int, hi: int, probe: bytes, needles: tuple[bytes, ...]
+    block: bytes, lo: int, hi: int, probes: tuple[bytes, ...], needles: tuple[bytes, ...]
 ) -> list[tuple[int, int]]:
     """(start, end) of every line in block[lo:hi] (complete lines) that holds one of the needles.
 
-    One scan for `probe` (a substring of every needle), then the needles on that line only.
+    One scan per probe (each needle holds one), then the needles on that line only. A probe as
+    narrow as the needle itself (`"type":"user"`) finds a third of the lines `"user"` does.
     """
     spans: list[tuple[int, int]] = []
-    position = block.find(probe, lo, hi)
-    while position >= 0:
-        start = max(block.rfind(b"\n", lo, position) + 1, lo)
-        end = block.find(b"\n", position, hi) + 1
-        if any(block.find(needle, start, end) >= 0 for needle in needles):
-            spans.append((start, end))
-        position = block.find(probe, end, hi)
+    for probe in probes:
+        position = block.find(probe, lo, hi)
+        while position >= 0:
+            start = max(block.rfind(b"\n", lo, position) + 1, lo)
+            end = block.find(b"\n", position, hi) + 1
+            if any(block.find(needle, start, end) >= 0 for needle in needles):
+                spans.append((start, end))
+            position = block.find(probe, end, hi)
+    if len(probes) > 1 and spans:
+        spans = sorted(set(spans))  # a line both probes found is one line
     return spans
 
 
@@ -348,7 +352,7 @@ class _Scan:
 
     needles: tuple[bytes, ...]
     reject: tuple[bytes, ...]
-    probe: bytes
+    probes: tuple[bytes, ...]
     marks: _Marks | None
     carry: bytes = b""  # the start of a line that continues in the next block
     skipping: bool = False  # inside an oversized line: drop bytes until its newline
@@ -357,7 +361,7 @@ class _Scan:
 def _candidate_lines(
     path: Path,
     stats: ReadStats,
-    probe: bytes,
+    probes: tuple[bytes, ...],
     needles: tuple[bytes, ...],
     reject: tuple[bytes, ...] = (),
     marks: _Marks | None = None,
@@ -374,7 +378,7 @@ def _candidate_lines(
     if handle is None:
         return
     stats.files += 1
-    scan = _Scan(needles, reject, probe, marks)
+    scan = _Scan(needles, reject, probes, marks)
     first = True
     try:
         while True:
@@ -390,12 +394,28 @@ def _candidate_lines(
                 first = False
                 if _not_a_transcript(handle, block, stats):
                     return
+                scan.probes = _probes_for(block, probes)
             yield from _block_lines(block, scan, stats)
         tail = _unterminated_line(scan, stats)
         if tail is not None:
             yield tail
     finally:
         handle.close()
+
+
+_FIRST_KEY = re.compile(rb'\s*\{\s*"[^"\n]{0,64}"(\s*):(\s?)')
+
+
+def _probes_for(block: bytes, probes: tuple[bytes, ...]) -> tuple[bytes, ...]:
+    """The probes written the way this file writes JSON: the client's compact `"type":"user"`, or
+    `"type": "user"` from a tool that pretty-prints. Judged by the first key of the first line;
+    each probe left out saves a pass over every byte of the file."""
+    first = _FIRST_KEY.match(block)
+    if first is None:
+        return probes
+    spaced = bool(first.group(1) or first.group(2))
+    kept = tuple(p for p in probes if (b'": ' in p or b'" :' in p) == spaced)
+    return kept or probes
 
 
 def _not_a_transcript(handle: BinaryIO, block: bytes, stats: ReadStats) -> bool:
@@ -438,7 +458,7 @@ def _block_lines(block: bytes, scan: _Scan, stats: ReadStats) -> list[bytes]:
     last = block.rfind(b"\n")
     lo, hi = newline + 1, last + 1
     if hi > lo:
-        for start, end in _line_spans(block, lo, hi, scan.probe, scan.needles):
+        for start, end in _line_spans(block, lo, hi, scan.probes, scan.needles):
             if end - start > limit:
                 stats.oversized_lines += 1
             elif not _rejected(block, start, end, scan.reject, stats, scan.marks):
@@ -499,7 +519,7 @@ def read_claude_transcript(
     user_entries = 0
     # Entries with a `_NEVER_USER_TEXT` marker are never the user's words; a tool result among
     # them that tries to plant a rule is still counted for the report.
-    lines = _candidate_lines(path, stats, b'"user"', _USER_TYPE, reject=_NEVER_USER_TEXT, marks=marks)
+    lines = _candidate_lines(path, stats, _USER_TYPE, _USER_TYPE, reject=_NEVER_USER_TEXT, marks=marks)
     for line in lines:
         entry = _parse(line, stats)
         if entry is None or entry.get("type") != "user":
@@ -557,7 +577,7 @@ def _with_agent_turns(path: Path, messages: list[UserMessage]) -> list[UserMessa
     turns: dict[str, list[tuple[datetime, str]]] = {}
     quiet = ReadStats()  # counted once, by the main scan
     lines = _candidate_lines(
-        path, quiet, b'"assistant"', (b'"type":"text"',), reject=(b'"isSidechain":true',)
+        path, quiet, (b'"type":"assistant"',), (b'"type":"text"',), reject=(b'"isSidechain":true',)
     )
     for line in lines:
         entry = _parse(line, quiet)
@@ -597,7 +617,7 @@ def read_openclaw_session(
     """User messages of an OpenClaw agent session (`{"type":"message","message":{"role":"user"}}`)."""
     session_id = path.stem
     cwd: str | None = None
-    for line in _candidate_lines(path, stats, b'"', _OPENCLAW_NEEDLES):
+    for line in _candidate_lines(path, stats, _OPENCLAW_NEEDLES, _OPENCLAW_NEEDLES):
         entry = _parse(line, stats)
         if entry is None:
             continue

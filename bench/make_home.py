@@ -11,6 +11,7 @@ sometimes two in one message, sometimes with a pasted log or file after them.
                                   [--memory-entries 1000] [--seed 1] [--now ISO] [--jobs N]
     python bench/make_home.py OUT --large    # ~1 GB, 50 projects, 2,000 sessions, 10,000 entries
     python bench/make_home.py OUT --quick    # ~50 MB, 5 projects, 100 sessions, 1,000 entries
+    python bench/make_home.py OUT --typical  # ~100 MB, 4 projects, 40 sessions, 500 entries
 
 OUT becomes a Claude config dir (`OUT/projects/<slug>/<session>.jsonl`); it must not exist or be
 empty, and it must not be the real ~/.claude. Session start times are spread over the last
@@ -50,6 +51,8 @@ MANIFEST = "bench-home.json"
 
 PRESETS: dict[str, dict[str, Any]] = {
     "quick": {"projects": 5, "sessions": 100, "turns": 6, "bytes": 50 * 10**6, "memory_entries": 1_000},
+    # A typical week (issue 17): ~40 sessions in a few projects, ~100 MB, 500 entries.
+    "typical": {"projects": 4, "sessions": 40, "turns": 6, "bytes": 100 * 10**6, "memory_entries": 500},
     "large": {"projects": 50, "sessions": 2_000, "turns": 6, "bytes": 10**9, "memory_entries": 10_000},
 }
 DEFAULTS = PRESETS["quick"]
@@ -880,6 +883,9 @@ def main(argv: list[str] | None = None) -> None:
     preset.add_argument(
         "--quick", action="store_true", help="~50 MB: 5 projects, 100 sessions, 1,000 entries"
     )
+    preset.add_argument(
+        "--typical", action="store_true", help="~100 MB: 4 projects, 40 sessions, 500 entries (a week)"
+    )
     parser.add_argument("--projects", type=int)
     parser.add_argument("--sessions", type=int)
     parser.add_argument("--turns", type=int, help="mean user turns per session")
@@ -892,7 +898,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--now", help="reference time, ISO 8601 (default: now)")
     parser.add_argument("--jobs", type=int, help="writer processes (default: CPUs)")
     args = parser.parse_args(argv)
-    chosen = dict(PRESETS["large"] if args.large else DEFAULTS)
+    chosen = dict(PRESETS["large"] if args.large else PRESETS["typical"] if args.typical else DEFAULTS)
     for key in ("projects", "sessions", "turns", "bytes", "memory_entries"):
         if getattr(args, key) is not None:
             chosen[key] = getattr(args, key)

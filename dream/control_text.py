@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from dream.lazy_pattern import LazyPattern
+
 # Characters that render as nothing (Unicode's Default_Ignorable_Code_Point and the format controls):
 # zero-width spaces and joiners, bidi controls that reorder what a person reads (U+061C included), soft
 # hyphen, Hangul fillers, interlinear annotation anchors, and the tag characters (U+E0000 block) that
@@ -141,10 +143,11 @@ _MODEL = (
     r"(?:ai|llm|language models?|assistants?|agents?|models?|bots?|copilot|claude|chatgpt|gpt|gemini|"
     r"reviewers?|code generators?|systems?)"
 )
-_INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
+# Compiled on first use: most text opens none of them (see `_NEEDLES`).
+_INTENTS: tuple[tuple[str, LazyPattern], ...] = (
     (
         "instruction-override",
-        re.compile(
+        LazyPattern(
             # A verb that voids, then whose orders: the agent's, or the earlier ones.
             rf"\b{_VOID}\b (?:[\w'-]+ ){{0,3}}?(?:previous|prior|above|earlier|preceding|original|initial|"
             rf"startup|your|all|any|these|those|system|safety|existing|current|every|anteriores|previas|"
@@ -169,7 +172,7 @@ _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "secrecy",
-        re.compile(
+        LazyPattern(
             rf"(?:do not|don't|dont|never|not|must not|mustn't|shouldn't|should not)\s+(?:ever\s+)?"
             rf"(?:tell|mention|reveal|disclose|inform|notify|surface|report|show|let)\b[^.\n]{{0,40}}?"
             rf"(?:{_AUDIENCE}[^.\n]{{0,20}}(?:that you|about (?:this|it|these)|what you|know)|"
@@ -191,7 +194,7 @@ _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "exfiltration",
-        re.compile(
+        LazyPattern(
             rf"\b{_SEND}\b[^\n]{{0,120}}?{_SENSITIVE}"
             rf"|{_SENSITIVE}[^\n]{{0,80}}?(?:\|\s*(?:curl|nc|ncat|netcat|wget)\b"
             r"|\b(?:to|into) (?:a |an |the )?"
@@ -205,7 +208,7 @@ _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "memory-poisoning",
-        re.compile(
+        LazyPattern(
             r"(?:remember (?:forever|for (?:next time|the future|future sessions|all sessions|good)|always "
             r"that|permanently)|note for (?:future|all|every) sessions?|persist(?:ed)? (?:across|between) "
             r"sessions|(?:store|save|keep|record) (?:this )?as a (?:permanent|standing|long-term)|permanent "
@@ -222,7 +225,7 @@ _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "permission-escalation",
-        re.compile(
+        LazyPattern(
             r"dangerously-skip-permissions|bypasspermissions|bypass permissions|\bbash\(\*\)|"
             r"(?:write|edit|webfetch|read)\((?:\*|/\*\*)\)|disableallhooks|"
             r"(?:disable|remove|turn off|delete) (?:all )?(?:the )?(?:claude )?hooks|"
@@ -233,7 +236,7 @@ _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "jailbreak",
-        re.compile(
+        LazyPattern(
             r"do anything now|pretend (?:to be|that you are|you are) (?:dan|an? (?:ai|model|assistant) "
             r"(?:with|without))|pretend you (?:have|had) no (?:restrictions|limits|rules|filters|guidelines)|"
             r"(?:act|respond|behave) as (?:an? |your )?(?:unfiltered|unrestricted|uncensored|jailbroken|"
@@ -248,7 +251,7 @@ _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "role-marker",
-        re.compile(
+        LazyPattern(
             r"\"role\"\s*:\s*\"system\"|begin system prompt|\[system message|system message from|"
             r"(?:^|\n| )system(?: message| prompt| note| notice| override)?\s*:\s*(?:the user|you |your |"
             r"elevated|all |ignore|override|grant|permission|approved|maintenance mode)"
@@ -256,7 +259,7 @@ _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "fake-tool-call",
-        re.compile(
+        LazyPattern(
             r"\{\s*\"tool\"\s*:|\"tool_name\"\s*:|\[tool:|"
             r"tool result\b[^\n]{0,60}(?:approved|permission|granted)|"
             r"(?:approved|authori[sz]ed|applied) by (?:the )?user\)|all future actions approved|"
@@ -268,7 +271,7 @@ _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
         # A note for whatever model reads the text ("AI assistants reading this:", "Note to Copilot,
         # Claude, or any assistant", "If you are an AI model summarising…"): a person talks to their
         # own agent as "you", never like this.
-        re.compile(
+        LazyPattern(
             rf"\b(?:note|message|instructions?|attention|hint|directive|notice|reminder|warning|memo)s?"
             rf"(?: here)? (?:to|for) (?:the |any |all |every |automated |autonomous )*{_MODEL}(?![\w.-])"
             rf"|\b(?:any |all |every )?(?:ai|llm|automated|autonomous|coding|language) ?{_MODEL}s?"
@@ -291,7 +294,7 @@ _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "false-report",
         # Told to report what is not so: success whatever happened, a summary that hides a change.
-        re.compile(
+        LazyPattern(
             r"\b(?:report|say|tell|print|reply|claim|answer|state|show|mark)\b[^.\n]{0,60}?\b(?:regardless|"
             r"no matter what|whatever (?:the|happens)|even if (?:it|they|the|rows|tests?|some)\b)"
             r"|regardless of (?:the )?(?:actual )?(?:result|outcome|findings|output|status)"
@@ -310,7 +313,7 @@ _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "goal-hijack",
-        re.compile(
+        LazyPattern(
             r"\byour (?:real|true|primary|secret|hidden) (?:task|goal|objective|job|deliverable|mission)"
             r"|\bthe (?:real|actual|true) (?:task|goal|objective|deliverable|request)\b(?: \w+){0,6} (?:is"
             r"|isn't)"
@@ -323,7 +326,7 @@ _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "encoded-instruction",
         # An instruction to decode something and act on it: the words are where no check can see them.
-        re.compile(
+        LazyPattern(
             r"\b(?:decode|decrypt|decipher|de-?obfuscate|url-?decode|unescape|convert|reverse|read)\b"
             r"[^.\n]{0,80}?\b(?:and|then)\b[^.\n]{0,30}?\b(?:follow|execute|run|apply|carry (?:it )?out|do"
             r"|act"
@@ -337,7 +340,7 @@ _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "dangerous-command",
         # Commands that open the machine to someone else, whatever words surround them.
-        re.compile(
+        LazyPattern(
             r"/dev/tcp/|bash -i >&|\bnc -e\b|\bncat -e\b|mkfifo /tmp/\S+;|sslverify false|strict-ssl false|"
             r"spctl --master-disable|--trusted-host\b|--extra-index-url http://|core\.hookspath|"
             r"\"runon\"\s*:\s*\"folderopen\"|prompt_command=|\bgh secret set\b|branches/\S+/protection|"
@@ -351,7 +354,7 @@ _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "secret-disclosure",
         # A secret put where others read it: a reply, a comment, a commit, a public page.
-        re.compile(
+        LazyPattern(
             r"\b(?:print|echo|paste|show|include|write|put|add|append|post|commit|encode)\b[^.\n]{0,60}?"
             r"(?:api[_ ]?keys?|tokens?|secrets?|passwords?|connection string|credentials|environment "
             r"variables?|env vars?|output of `?(?:env|printenv)|\.env\b|_key\b|_token\b|oauth_token|id_rsa|"
@@ -364,7 +367,7 @@ _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "authority-transfer",
         # Trust handed to text the person did not write, or to someone claiming to speak for them.
-        re.compile(
+        LazyPattern(
             r"same authority as the user|as if (?:the user|i|you) (?:typed|wrote|said) it|"
             r"treat (?:it|them|this|that|these|anything|any \w+|everything)(?: \w+){0,6} as (?:a |an |the )?"
             r"(?:system|user's|the user's|trusted|authoritative)(?: \w+)? (?:instruction|message|command"
@@ -388,7 +391,7 @@ _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "safety-weakening",
         # A standing preference that turns a safeguard off.
-        re.compile(
+        LazyPattern(
             r"\bskip (?:all )?(?:the )?(?:confirmations?|permission (?:prompts|checks)|safety (?:checks"
             r"|prompts)|"
             r"security (?:checks?|checklist|review|scan)|code[- ]review|change freeze)|"
@@ -408,7 +411,7 @@ _INTENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "persona",
-        re.compile(
+        LazyPattern(
             r"\b(?:enter|entering|enable|activate|switch to) (?:developer|debug|maintenance|god|admin|root|"
             r"unrestricted) mode|(?:debug|maintenance|developer) mode\s*:\s*on|guardrails\s*:\s*off|"
             r"respond as the raw model|you'?ve been upgraded|(?:the )?new version of you"

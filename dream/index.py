@@ -213,14 +213,18 @@ def _quick_reference(
         for entry in final.get(rel, []):
             # MEMORY.md is loaded into every session: an entry with control text in it (put in a
             # topic file by hand, or before dream held such text) is never promoted there.
-            if (entry.key, entry.date) not in superseded and not neutralise(entry.text)[1]:
+            if (entry.key, entry.date) not in superseded:
                 ranked.append((importance(entry, category), entry))
     ranked.sort(key=lambda item: item[0], reverse=True)  # stable: category, then line order among equals
+    # Control text is looked for in rank order, only until the list is full.
+    chosen: list[Entry] = []
+    for _, entry in ranked:
+        if len(chosen) == limit:
+            break
+        if not neutralise(entry.text)[1]:
+            chosen.append(entry)
     # A link inside an entry is relative to its topic file: in the index it would dangle.
-    return [
-        "- " + _clip(LINK_TEXT.sub(r"\1", e.text), defaults.INDEX_LINE_MAX_CHARS - 2)
-        for _, e in ranked[:limit]
-    ]
+    return ["- " + _clip(LINK_TEXT.sub(r"\1", e.text), defaults.INDEX_LINE_MAX_CHARS - 2) for e in chosen]
 
 
 def ranked_rules(memory: Memory, final: dict[str, list[Entry]], limit: int) -> list[str]:

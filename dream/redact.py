@@ -58,6 +58,8 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
+from dream.lazy_pattern import LazyPattern
+
 REDACTION_MARKER_PREFIX = "[REDACTED:"
 
 
@@ -95,10 +97,14 @@ def marker(kind: str) -> str:
 _Validator = Callable[[re.Match[str]], bool]
 
 
+# Rule patterns compile on first use: most never meet their literal in a run.
+_lazy = LazyPattern
+
+
 @dataclass(frozen=True)
 class _Rule:
     kind: str
-    regex: re.Pattern[str]
+    regex: LazyPattern
     needles: tuple[str, ...] = ()  # the rule is skipped unless one of these literals occurs
     group: str | None = None  # redact only this named group (keep a header name, a URL's host...)
     validate: _Validator | None = None
@@ -217,9 +223,9 @@ def _secret_variable_ok(m: re.Match[str]) -> bool:
     return len(v) >= 16 or _has_digit_and_letter(v) or any(not c.isalnum() for c in v)
 
 
-def _stated_in_words(words: str) -> re.Pattern[str]:
+def _stated_in_words(words: str) -> LazyPattern:
     """A password stated in prose in another language: the word, a copula or `:`, the value."""
-    return re.compile(
+    return _lazy(
         rf"(?:{words})(?![^\W\d_])[^\n]{{0,40}}?"
         r"(?:[ \t](?:ist|es|est|é|e|is|era|war|was|wynosi|to|это|—|היא|הוא)(?![^\W\d_])[ \t]*:?"
         r"|[ \t]*[:=：]|は|是|为)[ \t]*[«\"'`„“「]?[ \t]*"
@@ -273,51 +279,51 @@ _NL = r"(?:[ \t\r\n]|\\+[rn])"  # a real newline, or escaped inside a JSON strin
 # costs about what a literal pre-check would, so most rules have none.
 _MIN_TOKEN = 20
 _TOKEN_RULES: tuple[_Rule, ...] = (
-    _Rule("anthropic-key", re.compile(r"sk-ant-" + _lb(7, "A-Za-z0-9") + r"[A-Za-z0-9_-]{20,}")),
+    _Rule("anthropic-key", _lazy(r"sk-ant-" + _lb(7, "A-Za-z0-9") + r"[A-Za-z0-9_-]{20,}")),
     _Rule(
         "openai-key",
-        re.compile(
+        _lazy(
             r"sk-"
             + _lb(3, "A-Za-z0-9_-")
             + r"(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{32,}(?![A-Za-z0-9_-]))"
         ),
     ),
-    _Rule("github-token", re.compile(r"gh[pousr]_" + _lb(4) + r"[A-Za-z0-9]{36,255}")),
-    _Rule("github-pat", re.compile(r"github_pat_" + _lb(11) + r"[A-Za-z0-9_]{22,255}")),
+    _Rule("github-token", _lazy(r"gh[pousr]_" + _lb(4) + r"[A-Za-z0-9]{36,255}")),
+    _Rule("github-pat", _lazy(r"github_pat_" + _lb(11) + r"[A-Za-z0-9_]{22,255}")),
     _Rule(
         "gitlab-token",
-        re.compile(r"gl(?:(?:pat|ptt|oas|cbt)-" + _lb(6) + "|(?:dt|rt)-" + _lb(5) + r")[A-Za-z0-9_-]{20,}"),
+        _lazy(r"gl(?:(?:pat|ptt|oas|cbt)-" + _lb(6) + "|(?:dt|rt)-" + _lb(5) + r")[A-Za-z0-9_-]{20,}"),
     ),
     _Rule(
         "aws-access-key-id",
-        re.compile(r"A(?:KIA|SIA|BIA|CCA)" + _lb(4, "A-Za-z0-9") + r"[A-Z0-9]{16}(?![A-Za-z0-9])"),
+        _lazy(r"A(?:KIA|SIA|BIA|CCA)" + _lb(4, "A-Za-z0-9") + r"[A-Z0-9]{16}(?![A-Za-z0-9])"),
     ),
-    _Rule("slack-token", re.compile(r"x(?:ox[abeprs]|app)-" + _lb(5) + r"[A-Za-z0-9-]{15,}")),
+    _Rule("slack-token", _lazy(r"x(?:ox[abeprs]|app)-" + _lb(5) + r"[A-Za-z0-9-]{15,}")),
     _Rule(
         "stripe-key",
         # Opens with a choice, which the engine cannot skip to: run only where `_live_`/`_test_` occurs.
-        re.compile(r"[rs]k_(?:live|test)_" + _lb(8) + r"[A-Za-z0-9]{16,}"),
+        _lazy(r"[rs]k_(?:live|test)_" + _lb(8) + r"[A-Za-z0-9]{16,}"),
         ("k_live_", "k_test_"),
     ),
-    _Rule("google-api-key", re.compile(r"AIza" + _lb(4) + r"[A-Za-z0-9_-]{35}" + _RB)),
-    _Rule("google-oauth-token", re.compile(r"ya29\." + _lb(5) + r"[A-Za-z0-9_-]{20,}")),
-    _Rule("npm-token", re.compile(r"npm_" + _lb(4) + r"[A-Za-z0-9]{36}" + _RB)),
+    _Rule("google-api-key", _lazy(r"AIza" + _lb(4) + r"[A-Za-z0-9_-]{35}" + _RB)),
+    _Rule("google-oauth-token", _lazy(r"ya29\." + _lb(5) + r"[A-Za-z0-9_-]{20,}")),
+    _Rule("npm-token", _lazy(r"npm_" + _lb(4) + r"[A-Za-z0-9]{36}" + _RB)),
     _Rule(
         "huggingface-token",
-        re.compile(r"hf_" + _lb(3) + r"[A-Za-z]{30,}(?![A-Za-z0-9_])"),
+        _lazy(r"hf_" + _lb(3) + r"[A-Za-z]{30,}(?![A-Za-z0-9_])"),
         validate=_mixed_case,
     ),
     _Rule(
         "pypi-token",
-        re.compile(r"pypi-" + _lb(5) + r"(?:AgEIcHlwaS5vcmc|AgENdGVzdC5weXBpLm9yZw)[A-Za-z0-9_-]{50,}"),
+        _lazy(r"pypi-" + _lb(5) + r"(?:AgEIcHlwaS5vcmc|AgENdGVzdC5weXBpLm9yZw)[A-Za-z0-9_-]{50,}"),
     ),
-    _Rule("twilio-key", re.compile(r"SK" + _lb(2) + r"[0-9a-f]{32}" + _RB)),
-    _Rule("sendgrid-key", re.compile(r"SG\." + _lb(3) + r"[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}")),
+    _Rule("twilio-key", _lazy(r"SK" + _lb(2) + r"[0-9a-f]{32}" + _RB)),
+    _Rule("sendgrid-key", _lazy(r"SG\." + _lb(3) + r"[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}")),
     _Rule(
         "discord-token",
         # A user id (17+ digits) in base64: every fourth character is M, N or O (a digit's top bits), which
         # lets most attempts fail within a few characters.
-        re.compile(
+        _lazy(
             r"[MNO]"
             + _lb(1, _B64_WORD)
             + r"(?:[A-Za-z0-9_-]{3}[MNO]){5}[A-Za-z0-9_-]{2,7}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40}"
@@ -325,71 +331,67 @@ _TOKEN_RULES: tuple[_Rule, ...] = (
         ),
         validate=_discord_id,
     ),
-    _Rule("digitalocean-token", re.compile(r"do[opr]_v1_" + _lb(7) + r"[a-f0-9]{64}" + _RB)),
-    _Rule("shopify-token", re.compile(r"shp(?:at|ca|pa|ss)_" + _lb(6) + r"[a-fA-F0-9]{32}" + _RB)),
-    _Rule("age-secret-key", re.compile(r"AGE-SECRET-KEY-1" + _lb(16, "A-Za-z0-9") + r"[0-9A-Z]{58}")),
+    _Rule("digitalocean-token", _lazy(r"do[opr]_v1_" + _lb(7) + r"[a-f0-9]{64}" + _RB)),
+    _Rule("shopify-token", _lazy(r"shp(?:at|ca|pa|ss)_" + _lb(6) + r"[a-fA-F0-9]{32}" + _RB)),
+    _Rule("age-secret-key", _lazy(r"AGE-SECRET-KEY-1" + _lb(16, "A-Za-z0-9") + r"[0-9A-Z]{58}")),
     _Rule(
         "jwt",
-        re.compile(r"eyJ" + _lb(3, _B64_WORD) + r"[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
+        _lazy(r"eyJ" + _lb(3, _B64_WORD) + r"[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"),
     ),
     # A dot inside a value is no reason to keep it: these providers put one there themselves.
-    _Rule("vault-token", re.compile(r"hv[sbr]\." + _lb(4) + r"[A-Za-z0-9_-]{24,}")),
+    _Rule("vault-token", _lazy(r"hv[sbr]\." + _lb(4) + r"[A-Za-z0-9_-]{24,}")),
     _Rule(
         "vault-token-legacy",
-        re.compile(r"s\." + _lb(2, "A-Za-z0-9_.") + r"[A-Za-z0-9]{24}(?![A-Za-z0-9_.-])"),
+        _lazy(r"s\." + _lb(2, "A-Za-z0-9_.") + r"[A-Za-z0-9]{24}(?![A-Za-z0-9_.-])"),
         validate=lambda m: _mixed_case(m) and any(c.isdigit() for c in m.group(0)),
     ),
-    _Rule("doppler-token", re.compile(r"dp\.(?:pt|st|sa|ct|scim)\." + _lb(6) + r"[A-Za-z0-9]{40,}")),
-    _Rule("docker-pat", re.compile(r"dckr_pat_" + _lb(9) + r"[A-Za-z0-9_-]{24,}")),
-    _Rule("mailgun-key", re.compile(r"key-" + _lb(4) + r"[0-9a-f]{32}" + _RB)),
-    _Rule("mailchimp-key", re.compile(r"[0-9a-f]{32}-us[0-9]{1,2}" + _RB), validate=lambda m: _lb_ok(m, 1)),
-    _Rule("newrelic-key", re.compile(r"NR(?:AK|AA|II)-" + _lb(5) + r"[A-Z0-9]{27}" + _RB)),
-    _Rule("heroku-key", re.compile(r"HRKU-" + _lb(5) + r"[A-Za-z0-9_-]{30,}")),
-    _Rule("square-token", re.compile(r"sq0(?:atp|csp)-" + _lb(7) + r"[A-Za-z0-9_-]{22,}")),
-    _Rule("linear-key", re.compile(r"lin_api_" + _lb(8) + r"[A-Za-z0-9]{40}" + _RB)),
+    _Rule("doppler-token", _lazy(r"dp\.(?:pt|st|sa|ct|scim)\." + _lb(6) + r"[A-Za-z0-9]{40,}")),
+    _Rule("docker-pat", _lazy(r"dckr_pat_" + _lb(9) + r"[A-Za-z0-9_-]{24,}")),
+    _Rule("mailgun-key", _lazy(r"key-" + _lb(4) + r"[0-9a-f]{32}" + _RB)),
+    _Rule("mailchimp-key", _lazy(r"[0-9a-f]{32}-us[0-9]{1,2}" + _RB), validate=lambda m: _lb_ok(m, 1)),
+    _Rule("newrelic-key", _lazy(r"NR(?:AK|AA|II)-" + _lb(5) + r"[A-Z0-9]{27}" + _RB)),
+    _Rule("heroku-key", _lazy(r"HRKU-" + _lb(5) + r"[A-Za-z0-9_-]{30,}")),
+    _Rule("square-token", _lazy(r"sq0(?:atp|csp)-" + _lb(7) + r"[A-Za-z0-9_-]{22,}")),
+    _Rule("linear-key", _lazy(r"lin_api_" + _lb(8) + r"[A-Za-z0-9]{40}" + _RB)),
     # More providers' literal prefixes (the red team's formats, tests/data/redteam/).
-    _Rule("stripe-webhook-secret", re.compile(r"whsec_" + _lb(6) + r"[A-Za-z0-9]{24,}")),
-    _Rule("google-oauth-secret", re.compile(r"GOCSPX-" + _lb(7) + r"[A-Za-z0-9_-]{24,}")),
-    _Rule("clojars-token", re.compile(r"CLOJARS_" + _lb(8) + r"[a-f0-9]{40,}")),
-    _Rule("onepassword-token", re.compile(r"ops_eyJ" + _lb(7) + r"[A-Za-z0-9_-]{40,}")),
-    _Rule("fly-token", re.compile(r"fm[12]_" + _lb(4) + r"[A-Za-z0-9+/_=-]{40,}")),
-    _Rule("supabase-token", re.compile(r"sbp_" + _lb(4) + r"[a-f0-9]{40}" + _RB)),
-    _Rule("planetscale-token", re.compile(r"pscale_(?:pw|tkn|oauth)_" + _lb(10) + r"[A-Za-z0-9_.-]{30,}")),
-    _Rule("databricks-token", re.compile(r"dapi" + _lb(4) + r"[a-f0-9]{32}(?:-[0-9])?" + _RB)),
-    _Rule(
-        "tailscale-key", re.compile(r"tskey-(?:auth|api|client|webhook)-" + _lb(11) + r"[A-Za-z0-9_-]{20,}")
-    ),
-    _Rule("square-token", re.compile(r"EAAA" + _lb(4) + r"[A-Za-z0-9_-]{56,}")),
-    _Rule(
-        "plaid-token", re.compile(r"access-(?:production|development|sandbox)-" + _lb(11) + r"[0-9a-f-]{36}")
-    ),
-    _Rule("newrelic-key", re.compile(r"NRII-" + _lb(5) + r"[A-Za-z0-9_-]{27,40}" + _RB)),
-    _Rule("sentry-token", re.compile(r"sntry[us]_" + _lb(7) + r"[A-Za-z0-9_=+/-]{40,}")),
-    _Rule("grafana-token", re.compile(r"gl(?:sa|c)_" + _lb(5) + r"[A-Za-z0-9_=+/-]{32,}")),
-    _Rule("replicate-token", re.compile(r"r8_" + _lb(3) + r"[A-Za-z0-9]{37}" + _RB)),
-    _Rule("groq-key", re.compile(r"gsk_" + _lb(4) + r"[A-Za-z0-9]{48,}")),
-    _Rule("honeycomb-key", re.compile(r"hc(?:a|x)(?:i|m|l)k_" + _lb(6) + r"[A-Za-z0-9]{40,}")),
-    _Rule("atlassian-token", re.compile(r"ATATT3" + _lb(6) + r"[A-Za-z0-9_=-]{100,}")),
-    _Rule("bitbucket-app-password", re.compile(r"ATBB" + _lb(4) + r"[A-Za-z0-9]{28,}" + _RB)),
-    _Rule("figma-token", re.compile(r"figd_" + _lb(5) + r"[A-Za-z0-9_-]{38,}")),
-    _Rule("postman-key", re.compile(r"PMAK-" + _lb(5) + r"[a-f0-9]{24}-[a-f0-9]{34}" + _RB)),
-    _Rule("contentful-token", re.compile(r"CFPAT-" + _lb(6) + r"[A-Za-z0-9_-]{43}" + _RB)),
-    _Rule("typeform-token", re.compile(r"tfp_" + _lb(4) + r"[A-Za-z0-9_-]{40,}")),
-    _Rule("airtable-token", re.compile(r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}" + _RB)),
+    _Rule("stripe-webhook-secret", _lazy(r"whsec_" + _lb(6) + r"[A-Za-z0-9]{24,}")),
+    _Rule("google-oauth-secret", _lazy(r"GOCSPX-" + _lb(7) + r"[A-Za-z0-9_-]{24,}")),
+    _Rule("clojars-token", _lazy(r"CLOJARS_" + _lb(8) + r"[a-f0-9]{40,}")),
+    _Rule("onepassword-token", _lazy(r"ops_eyJ" + _lb(7) + r"[A-Za-z0-9_-]{40,}")),
+    _Rule("fly-token", _lazy(r"fm[12]_" + _lb(4) + r"[A-Za-z0-9+/_=-]{40,}")),
+    _Rule("supabase-token", _lazy(r"sbp_" + _lb(4) + r"[a-f0-9]{40}" + _RB)),
+    _Rule("planetscale-token", _lazy(r"pscale_(?:pw|tkn|oauth)_" + _lb(10) + r"[A-Za-z0-9_.-]{30,}")),
+    _Rule("databricks-token", _lazy(r"dapi" + _lb(4) + r"[a-f0-9]{32}(?:-[0-9])?" + _RB)),
+    _Rule("tailscale-key", _lazy(r"tskey-(?:auth|api|client|webhook)-" + _lb(11) + r"[A-Za-z0-9_-]{20,}")),
+    _Rule("square-token", _lazy(r"EAAA" + _lb(4) + r"[A-Za-z0-9_-]{56,}")),
+    _Rule("plaid-token", _lazy(r"access-(?:production|development|sandbox)-" + _lb(11) + r"[0-9a-f-]{36}")),
+    _Rule("newrelic-key", _lazy(r"NRII-" + _lb(5) + r"[A-Za-z0-9_-]{27,40}" + _RB)),
+    _Rule("sentry-token", _lazy(r"sntry[us]_" + _lb(7) + r"[A-Za-z0-9_=+/-]{40,}")),
+    _Rule("grafana-token", _lazy(r"gl(?:sa|c)_" + _lb(5) + r"[A-Za-z0-9_=+/-]{32,}")),
+    _Rule("replicate-token", _lazy(r"r8_" + _lb(3) + r"[A-Za-z0-9]{37}" + _RB)),
+    _Rule("groq-key", _lazy(r"gsk_" + _lb(4) + r"[A-Za-z0-9]{48,}")),
+    _Rule("honeycomb-key", _lazy(r"hc(?:a|x)(?:i|m|l)k_" + _lb(6) + r"[A-Za-z0-9]{40,}")),
+    _Rule("atlassian-token", _lazy(r"ATATT3" + _lb(6) + r"[A-Za-z0-9_=-]{100,}")),
+    _Rule("bitbucket-app-password", _lazy(r"ATBB" + _lb(4) + r"[A-Za-z0-9]{28,}" + _RB)),
+    _Rule("figma-token", _lazy(r"figd_" + _lb(5) + r"[A-Za-z0-9_-]{38,}")),
+    _Rule("postman-key", _lazy(r"PMAK-" + _lb(5) + r"[a-f0-9]{24}-[a-f0-9]{34}" + _RB)),
+    _Rule("contentful-token", _lazy(r"CFPAT-" + _lb(6) + r"[A-Za-z0-9_-]{43}" + _RB)),
+    _Rule("typeform-token", _lazy(r"tfp_" + _lb(4) + r"[A-Za-z0-9_-]{40,}")),
+    _Rule("airtable-token", _lazy(r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}" + _RB)),
     _Rule(
         "launchdarkly-key",
-        re.compile(
+        _lazy(
             r"(?:sdk|api|mob)-"
             + _lb(4)
             + r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
             + _RB
         ),
     ),
-    _Rule("prefect-key", re.compile(r"pnu_" + _lb(4) + r"[A-Za-z0-9]{36}" + _RB)),
-    _Rule("clickup-token", re.compile(r"pk_" + _lb(3) + r"[0-9]{6,10}_[A-Z0-9]{32}" + _RB)),
-    _Rule("artifactory-key", re.compile(r"AKCp" + _lb(4) + r"[A-Za-z0-9]{69,}")),
-    _Rule("facebook-token", re.compile(r"EAA[A-Z][A-Za-z0-9]" + _lb(5) + r"[A-Za-z0-9]{80,}")),
-    _Rule("dropbox-token", re.compile(r"sl\.[A-Za-z0-9_-]{2}" + _lb(5) + r"[A-Za-z0-9_-]{100,}")),
+    _Rule("prefect-key", _lazy(r"pnu_" + _lb(4) + r"[A-Za-z0-9]{36}" + _RB)),
+    _Rule("clickup-token", _lazy(r"pk_" + _lb(3) + r"[0-9]{6,10}_[A-Z0-9]{32}" + _RB)),
+    _Rule("artifactory-key", _lazy(r"AKCp" + _lb(4) + r"[A-Za-z0-9]{69,}")),
+    _Rule("facebook-token", _lazy(r"EAA[A-Z][A-Za-z0-9]" + _lb(5) + r"[A-Za-z0-9]{80,}")),
+    _Rule("dropbox-token", _lazy(r"sl\.[A-Za-z0-9_-]{2}" + _lb(5) + r"[A-Za-z0-9_-]{100,}")),
 )
 
 
@@ -403,7 +405,7 @@ def _lb_ok(m: re.Match[str], _width: int) -> bool:
 _CONTEXT_RULES: tuple[_Rule, ...] = (
     _Rule(
         "private-key",
-        re.compile(
+        _lazy(
             r"-----BEGIN[ ](?:[A-Z0-9]+[ ])*PRIVATE[ ]KEY(?:[ ]BLOCK)?-----"
             + _NL
             + r"*(?:[A-Za-z][A-Za-z0-9-]*:[^\r\n\\]*"  # armour headers (Proc-Type:, Version:)
@@ -417,58 +419,58 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "slack-webhook",
-        re.compile(r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<v>[A-Za-z0-9_/-]{20,})"),
+        _lazy(r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<v>[A-Za-z0-9_/-]{20,})"),
         ("hooks.slack.com/",),
         group="v",
     ),
     _Rule(
         "discord-webhook",
-        re.compile(r"discord(?:app)?\.com/api/webhooks/[0-9]+/(?P<v>[A-Za-z0-9_-]{30,})"),
+        _lazy(r"discord(?:app)?\.com/api/webhooks/[0-9]+/(?P<v>[A-Za-z0-9_-]{30,})"),
         ("discord",),
         group="v",
     ),
     _Rule(
         "azure-storage-key",
-        re.compile(r"AccountKey=(?P<v>[A-Za-z0-9+/]{80,}={0,2})"),
+        _lazy(r"AccountKey=(?P<v>[A-Za-z0-9+/]{80,}={0,2})"),
         ("AccountKey=",),
         group="v",
     ),
     _Rule(
         "telegram-bot-token",
-        re.compile(r"(?<![0-9])[0-9]{8,10}:AA[A-Za-z0-9_-]{33}" + _RB),
+        _lazy(r"(?<![0-9])[0-9]{8,10}:AA[A-Za-z0-9_-]{33}" + _RB),
         (":AA",),
     ),
     _Rule(
         "sentry-dsn",
-        re.compile(r"://(?P<v>[0-9a-f]{32})(?::[0-9a-f]{32})?@[A-Za-z0-9.-]*sentry"),
+        _lazy(r"://(?P<v>[0-9a-f]{32})(?::[0-9a-f]{32})?@[A-Za-z0-9.-]*sentry"),
         ("sentry",),
         group="v",
     ),
     _Rule(
         "azure-sas",
-        re.compile(r"[?&]sig=(?P<v>[A-Za-z0-9%+/=]{20,})"),
+        _lazy(r"[?&]sig=(?P<v>[A-Za-z0-9%+/=]{20,})"),
         ("sig=",),
         group="v",
     ),
     _Rule(
         "putty-key",
-        re.compile(r"PuTTY-User-Key-File-[0-9]+:[\s\S]*?(?:Private-(?:MAC|Hash):[ \t]*[0-9a-fA-F]+|\Z)"),
+        _lazy(r"PuTTY-User-Key-File-[0-9]+:[\s\S]*?(?:Private-(?:MAC|Hash):[ \t]*[0-9a-fA-F]+|\Z)"),
         ("PuTTY-User-Key-File-",),
     ),
     _Rule(
         "azure-ad-secret",
-        re.compile(r"(?<![A-Za-z0-9_.~-])[A-Za-z0-9_.-]{3}[0-9]Q~[A-Za-z0-9_.~-]{31,34}(?![A-Za-z0-9_.~-])"),
+        _lazy(r"(?<![A-Za-z0-9_.~-])[A-Za-z0-9_.-]{3}[0-9]Q~[A-Za-z0-9_.~-]{31,34}(?![A-Za-z0-9_.~-])"),
         ("Q~",),
     ),
     _Rule(
         "twitter-bearer",
-        re.compile(r"AAAAAAAAAAAAAAAAAAAAA[A-Za-z0-9%]{30,}"),
+        _lazy(r"AAAAAAAAAAAAAAAAAAAAA[A-Za-z0-9%]{30,}"),
         ("AAAAAAAAAAAAAAAAAAAAA",),
     ),
     _Rule(
         "api-key",
         # A random-looking literal handed to a client (`cohere.Client("LugXOhoXy…")`): a key in code.
-        re.compile(r"\w\([ \t]*[\"'](?P<v>[A-Za-z0-9]{32,64})[\"'][ \t]*[,)]"),
+        _lazy(r"\w\([ \t]*[\"'](?P<v>[A-Za-z0-9]{32,64})[\"'][ \t]*[,)]"),
         ('("', "('"),
         group="v",
         validate=lambda m: (
@@ -477,21 +479,21 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "firebase-key",
-        re.compile(r"AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}"),
+        _lazy(r"AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}"),
         (":APA91b",),
     ),
-    _Rule("google-oauth-token", re.compile(r"(?<![A-Za-z0-9])1//0[A-Za-z0-9_-]{40,}"), ("1//0",)),
+    _Rule("google-oauth-token", _lazy(r"(?<![A-Za-z0-9])1//0[A-Za-z0-9_-]{40,}"), ("1//0",)),
     _Rule(
         "braintree-token",
-        re.compile(r"access_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[a-f0-9]{32}"),
+        _lazy(r"access_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[a-f0-9]{32}"),
         ("access_token$",),
     ),
-    _Rule("asana-token", re.compile(r"(?<![0-9/])[0-9]/[0-9]{16}/[0-9]{16}:[a-f0-9]{32}"), ("/",)),
+    _Rule("asana-token", _lazy(r"(?<![0-9/])[0-9]/[0-9]{16}/[0-9]{16}:[a-f0-9]{32}"), ("/",)),
     _Rule(
         "secret-variable",
         # An environment or config variable named for a secret (`SECRET_KEY_BASE=`, `DD_APP_KEY=`,
         # `APP_KEY=base64:…`, `GH_PAT=`), whatever its value's characters, dots included.
-        re.compile(
+        _lazy(
             r"(?<![A-Za-z0-9_])(?P<name>(?:[A-Z][A-Z0-9]*_)*"
             r"(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|PASS|PWD|PAT|PIN|AUTH|SIG|SIGNATURE|CREDENTIALS?)"
             r"(?:_(?:BASE|VALUE|B64|BASE64|HEX|RAW|[0-9]{1,2}))?)"
@@ -503,7 +505,7 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "url-password",
-        re.compile(r"://(?P<user>[^\s:/@?#\"'<>\[\]]*):(?P<v>[^\s/@?#\"'<>]+)@(?=[A-Za-z0-9\[])"),
+        _lazy(r"://(?P<user>[^\s:/@?#\"'<>\[\]]*):(?P<v>[^\s/@?#\"'<>]+)@(?=[A-Za-z0-9\[])"),
         ("://",),
         group="v",
         validate=_url_password_ok,
@@ -514,7 +516,7 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
 _FOLDED_RULES: tuple[_Rule, ...] = (
     _Rule(
         "aws-secret-key",
-        re.compile(
+        _lazy(
             r"(?:(?<=secret)|(?<=secret[_-]))access[_-]?key\\?[\"']?[ \t]*(?:=>|=|:)[ \t]*\\?[\"']?"
             r"(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])",
             re.I | re.A,
@@ -524,7 +526,7 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "authorization-header",
-        re.compile(
+        _lazy(
             r"authorization\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
             r"(?:(?P<scheme>" + _AUTH_SCHEMES.pattern + r")[ \t]+)?(?P<v>[^\s\"'`,;\\]+)",
             re.I | re.A,
@@ -535,7 +537,7 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "api-header",
-        re.compile(
+        _lazy(
             r"x-(?:auth-key|jfrog-art-api|api-token|auth-token|access-token|secret)"
             r"\\?[\"']?[ \t]*[:=][ \t]*\\?[\"']?"
             r"(?P<v>[A-Za-z0-9_+/=.-]{16,})",
@@ -547,7 +549,7 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
     *(
         _Rule(
             "command-password",
-            re.compile(pattern, re.I | re.A),
+            _lazy(pattern, re.I | re.A),
             (needle,),
             group="v",
             validate=lambda m: not _is_placeholder(m.group("v")),
@@ -566,15 +568,13 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "pin",
-        re.compile(
-            r"pin" + _lb(3, "A-Za-z") + r"(?:[ \t]+code)?[ \t]*:?[ \t]+(?P<v>[0-9]{4,8})(?![0-9])", re.I
-        ),
+        _lazy(r"pin" + _lb(3, "A-Za-z") + r"(?:[ \t]+code)?[ \t]*:?[ \t]+(?P<v>[0-9]{4,8})(?![0-9])", re.I),
         ("pin",),
         group="v",
     ),
     _Rule(
         "recovery-key",
-        re.compile(
+        _lazy(
             r"recovery"
             + _lb(8, "A-Za-z")
             + r"[^\n]{0,40}?(?P<v>(?<![0-9])(?:[0-9]{6}-){7}[0-9]{6}(?![0-9]))",
@@ -585,7 +585,7 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "recovery-key",
-        re.compile(
+        _lazy(
             r"(?:recovery|backup) codes?[^\n]{0,60}?\b(?:are|is|:)[ \t]+"
             r"(?P<v>[a-z0-9]{4,6}[- ]?[a-z0-9]{3,6}(?:[ ,]+[a-z0-9]{4,6}[- ]?[a-z0-9]{3,6})*)",
             re.I,
@@ -596,7 +596,7 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "one-time-code",
-        re.compile(
+        _lazy(
             r"(?:authenticator|2fa|totp|otp|verification code|backup code)[^\n]{0,40}?(?<![0-9])"
             r"(?P<v>[0-9]{3,4}[ -]?[0-9]{3,4})(?![0-9])",
             re.I,
@@ -607,7 +607,7 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
     _Rule(
         "password",
         # "passphrase for the backup drive: ember quartz willow 1987 sunrise": the words are the secret.
-        re.compile(
+        _lazy(
             r"passphrase"
             + _lb(10, "A-Za-z")
             + r"[^:\n]{0,40}:[ \t]+(?P<v>(?:[A-Za-z0-9]+ ){3,7}[A-Za-z0-9]+)",
@@ -620,29 +620,27 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
     _Rule(
         "password",
         # `admin / Zx7!hollow-Pine`: a user name and its password, the way people write them down.
-        re.compile(r"(?:admin|root|user)[ \t]*/[ \t]*(?P<v>[^\s/]{8,64})", re.I),
+        _lazy(r"(?:admin|root|user)[ \t]*/[ \t]*(?P<v>[^\s/]{8,64})", re.I),
         ("admin", "root", "user"),
         group="v",
         validate=lambda m: _has_digit_and_letter(m.group("v")) and any(not c.isalnum() for c in m.group("v")),
     ),
     _Rule(
         "netrc-password",
-        re.compile(
-            r"machine[ \t]+\S+[ \t\r\n]+login[ \t]+\S+[ \t\r\n]+password[ \t]+(?P<v>\S+)", re.I | re.A
-        ),
+        _lazy(r"machine[ \t]+\S+[ \t\r\n]+login[ \t]+\S+[ \t\r\n]+password[ \t]+(?P<v>\S+)", re.I | re.A),
         ("machine",),
         group="v",
     ),
     _Rule(
         "docker-auth",
-        re.compile(r"\"auth\"[ \t]*:[ \t]*\"(?P<v>[A-Za-z0-9+/]{12,}={0,2})\"", re.I | re.A),
+        _lazy(r"\"auth\"[ \t]*:[ \t]*\"(?P<v>[A-Za-z0-9+/]{12,}={0,2})\"", re.I | re.A),
         ('"auth"',),
         group="v",
     ),
     _Rule(
         "command-password",
         # `mysql -u root -pS3cret` (the password glued to -p), `mysqldump`, `mariadb`.
-        re.compile(
+        _lazy(
             r"(?:mysql|mysqldump|mariadb|mysqladmin)\b[^\n|;&]*?[ \t]-p(?P<v>[^\s\"'-][^\s\"']{2,})",
             re.I | re.A,
         ),
@@ -651,27 +649,27 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "command-password",
-        re.compile(r"curl\b[^\n|;&]*?[ \t](?:-u|--user)[ \t]+[\"']?[^\s:\"']+:(?P<v>[^\s\"']+)", re.I | re.A),
+        _lazy(r"curl\b[^\n|;&]*?[ \t](?:-u|--user)[ \t]+[\"']?[^\s:\"']+:(?P<v>[^\s\"']+)", re.I | re.A),
         ("curl",),
         group="v",
         validate=lambda m: not _is_placeholder(m.group("v")),
     ),
     _Rule(
         "command-password",
-        re.compile(r"sshpass[ \t]+-p[ \t]*[\"']?(?P<v>[^\s\"']+)", re.I | re.A),
+        _lazy(r"sshpass[ \t]+-p[ \t]*[\"']?(?P<v>[^\s\"']+)", re.I | re.A),
         ("sshpass",),
         group="v",
     ),
     _Rule(
         "command-password",
-        re.compile(r"docker[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+[\"']?(?P<v>[^\s\"']+)", re.I | re.A),
+        _lazy(r"docker[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+[\"']?(?P<v>[^\s\"']+)", re.I | re.A),
         ("docker",),
         group="v",
     ),
     *(
         _Rule(
             "password" if word not in ("pin", "pin code", "passcode") else "pin",
-            re.compile(
+            _lazy(
                 re.escape(word)
                 + _lb(len(word), "A-Za-z")
                 + r"(?:[ \t]+(?:for|of|to|on)[ \t]+[^\s]{1,40})?[ \t]+(?:is|was|are)[ \t]*:?[ \t]+"
@@ -698,7 +696,7 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "bearer-token",
-        re.compile(r"[Bb]earer[ \t]+(?P<v>[A-Za-z0-9._~+/-]{16,}=*)(?![A-Za-z0-9._~+/=-])"),
+        _lazy(r"[Bb]earer[ \t]+(?P<v>[A-Za-z0-9._~+/-]{16,}=*)(?![A-Za-z0-9._~+/=-])"),
         ("bearer",),
         group="v",
         validate=_bearer_ok,
@@ -711,7 +709,7 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
     _Rule(
         "password",
         # A diceware passphrase stated in prose: words, none of them the small words of a sentence.
-        re.compile(
+        _lazy(
             r"passphrase[^\n]{0,40}?[ \t](?:is|was|:)[ \t]+[\"'`]?(?P<v>[a-z]+(?: [a-z]+){3,9})"
             r"(?=[\"'`,.;)\n]|$| -)",
             re.I,
@@ -723,16 +721,14 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
     _Rule(
         "password",
         # A Google app password: four groups of four letters.
-        re.compile(
-            r"app[ -]?passw(?:or)?d[^\n]{0,20}?[:= ][ \t]*[\"'`]?(?P<v>[a-z]{4}(?: [a-z]{4}){3})\b", re.I
-        ),
+        _lazy(r"app[ -]?passw(?:or)?d[^\n]{0,20}?[:= ][ \t]*[\"'`]?(?P<v>[a-z]{4}(?: [a-z]{4}){3})\b", re.I),
         ("app password", "app-password", "apppassword"),
         group="v",
     ),
     _Rule(
         "one-time-code",
         # The seed under a 2FA QR code: base32, often in groups of four.
-        re.compile(
+        _lazy(
             r"(?:setup|secret|2fa|totp|mfa|otp|authenticator)[ -]?(?:key|seed|secret)[^\n]{0,40}?[\"'`: ]"
             r"(?P<v>[a-z2-7]{4}(?: ?[a-z2-7]{4}){3,15})(?![a-z0-9])",
             re.I,
@@ -744,7 +740,7 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
     _Rule(
         "recovery-key",
         # A wallet's seed words (BIP39): twelve to twenty-four words after the name.
-        re.compile(
+        _lazy(
             r"(?:mnemonic|seed[ _-]?phrase|recovery[ _-]?phrase|seed words)[^\n]{0,20}?(?:[:=]|\bis\b)[ \t]*"
             r"[\"'`]?(?P<v>[a-z]+(?: [a-z]+){11,23})",
             re.I,
@@ -755,7 +751,7 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
     _Rule(
         "private-key",
         # A wallet's private key: 64 hex digits after a word for it (a transaction hash has none).
-        re.compile(
+        _lazy(
             r"(?:private[ _-]?key|privkey|accounts|wallet)[^\n]{0,40}?(?<![0-9a-f])(?P<v>(?:0x)?[0-9a-f]{64})"
             r"(?![0-9a-f])",
             re.I,
@@ -765,7 +761,7 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "ssn",
-        re.compile(
+        _lazy(
             r"(?:ssn|social security(?: number)?)(?![a-z])[^\n]{0,20}?(?<![0-9])(?P<v>(?!000|666|9)[0-9]{3}-"
             r"(?!00)[0-9]{2}-(?!0000)[0-9]{4})(?![0-9])",
             re.I,
@@ -775,13 +771,13 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "pin",
-        re.compile(r"pin" + _lb(3, "A-Za-z") + r"[ \t]*\([ \t]*(?P<v>[0-9]{4,8})[ \t]*\)", re.I),
+        _lazy(r"pin" + _lb(3, "A-Za-z") + r"[ \t]*\([ \t]*(?P<v>[0-9]{4,8})[ \t]*\)", re.I),
         ("pin",),
         group="v",
     ),
     _Rule(
         "session-cookie",
-        re.compile(
+        _lazy(
             r"(?:cookie|-b)[ \t:=]+[\"']?(?:[^\n\"']*?;[ \t]*)?"
             r"[a-z0-9_.-]*(?:session|sid|auth|jwt)[a-z0-9_.-]*=(?P<v>[A-Za-z0-9%._+/=-]{16,})",
             re.I,
@@ -791,20 +787,20 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "webhook",
-        re.compile(r"webhook\.office\.com/webhookb2/(?P<v>[^\s\"'<>]{20,})", re.I),
+        _lazy(r"webhook\.office\.com/webhookb2/(?P<v>[^\s\"'<>]{20,})", re.I),
         ("webhook.office.com",),
         group="v",
     ),
     _Rule(
         "api-key",
-        re.compile(r"x-honeycomb-team[\"']?[ \t]*[:=][ \t]*[\"']?(?P<v>[A-Za-z0-9_]{20,})", re.I),
+        _lazy(r"x-honeycomb-team[\"']?[ \t]*[:=][ \t]*[\"']?(?P<v>[A-Za-z0-9_]{20,})", re.I),
         ("x-honeycomb-team",),
         group="v",
     ),
     *(
         _Rule(
             "command-password",
-            re.compile(pattern, re.I | re.A),
+            _lazy(pattern, re.I | re.A),
             (needle,),
             group="v",
             validate=lambda m: not _is_placeholder(m.group("v")),

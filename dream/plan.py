@@ -80,10 +80,16 @@ class Plan:
         """Entry keys that must survive the run (as entries or archived): every current entry,
         with a re-dated entry known by its new words."""
         keys = set()
+        # One look per file first: most files hold no secret, and then none of their entries does.
+        with_secret = {
+            name
+            for name, f in self.memory.files.items()
+            if f.kind in ("topic", "native") and contains_secret(f.raw.decode("utf-8", "replace"))
+        }
         for entry in self.memory.entries:
             # A secret in an entry is redacted when its file is rewritten: the entry lives on
             # under its redacted words.
-            rewritten = not entry.native and contains_secret(entry.text)
+            rewritten = not entry.native and entry.file in with_secret and contains_secret(entry.text)
             keys.add(normalise_key(redact(entry.text).text) if rewritten else entry.key)
         for decision in self.outcome(Outcome.APPLIED):
             p = decision.proposal

@@ -156,8 +156,46 @@ def _frontmatter(text: str) -> tuple[dict[str, Any], int] | None:
     return data, match.group(0).count("\n")
 
 
+# The plain shape of a topic file dream writes: headings, `- ` items of one line, blank lines and
+# prose after a blank line. Such a file needs no block parse (issue 17: markdown-it is most of a
+# 50,000-entry load); anything else (code, quotes, HTML, nesting, indentation) takes markdown-it.
+_PLAIN_ITEM = re.compile(r"- (?![-*+>#<~ \t]|`{3}|[0-9]+[.)](?: |$))\S")
+_PLAIN_HEADING = re.compile(r"#{1,6}(?: |$)")
+_PLAIN_PROSE = re.compile(r"[^\W\d_]")
+
+
+def _plain_items(lines: list[str], start: int) -> list[tuple[int, int]] | None:
+    """The items of a plain file as markdown-it would find them, or None when it is not plain."""
+    ranges: list[tuple[int, int]] = []
+    previous = "blank"
+    for number in range(start, len(lines)):
+        line = lines[number]
+        if not line.strip():
+            if line:
+                return None  # whitespace-only lines: leave the subtleties to the parser
+            previous = "blank"
+        elif _PLAIN_ITEM.match(line):
+            ranges.append((number, number + 1))
+            previous = "item"
+        elif _PLAIN_HEADING.match(line):
+            previous = "heading"
+        elif _PLAIN_PROSE.match(line) and previous != "item":
+            previous = "prose"  # a paragraph: after an item it would continue the item instead
+        else:
+            return None
+    return ranges
+
+
 def _top_level_items(lines: list[str], start: int) -> list[tuple[int, int]]:
-    """(first, end) line ranges of top-level list items in lines[start:], via markdown-it."""
+    """(first, end) line ranges of top-level list items in lines[start:], via markdown-it (or
+    without it for a file of plain lines, with the same result)."""
+    plain = _plain_items(lines, start)
+    if plain is not None:
+        return plain
+    return _parsed_items(lines, start)
+
+
+def _parsed_items(lines: list[str], start: int) -> list[tuple[int, int]]:
     body = "\n".join(lines[start:])
     tokens = _md.parse(body)
     ranges: list[tuple[int, int]] = []

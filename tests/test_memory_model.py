@@ -455,3 +455,89 @@ def test_load_memory_reuses_a_file_whose_bytes_did_not_change(tmp_path: Path) ->
     assert len(second.files["b.md"].entries) == 2 and len(first.files["b.md"].entries) == 1
     os.chmod(home.memory / "a.md", 0o600)  # the mode is part of what is kept
     assert load_memory(paths, "native", second).files["a.md"] is not first.files["a.md"]
+
+
+_SHAPES = [
+    "- Use pnpm, never npm. (2026-11-01)",
+    "- **Why:** the lockfile is pnpm's",
+    "- `make test` before a push",
+    "- 3 retries at most",
+    "- - nested?",
+    "- > quoted",
+    "- ```",
+    "-no space",
+    "* star item",
+    "+ plus item",
+    "1. ordered",
+    "  - indented item",
+    "    code line",
+    "# Heading",
+    "## Sub heading",
+    "#NoSpace",
+    "Plain prose line.",
+    "prose right after",
+    "> a quote",
+    "```",
+    "~~~",
+    "<!-- comment -->",
+    "| a | b |",
+    "---",
+    "===",
+    "",
+    "   ",
+    "\ttabbed",
+]
+
+
+def _trimmed(lines: list[str], ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out = []
+    for first, end in ranges:
+        while end > first + 1 and not lines[end - 1].strip():
+            end -= 1
+        out.append((first, end))
+    return out
+
+
+@pytest.mark.parametrize("seed", range(400))
+def test_the_plain_line_parser_agrees_with_markdown_it_wherever_it_answers(seed: int) -> None:
+    """Issue 17: a file of plain lines is parsed without markdown-it; where the fast parser says
+    it can answer, its items are markdown-it's, line for line."""
+    import random
+
+    from dream.memory import _parsed_items, _plain_items
+
+    rng = random.Random(seed)
+    # Half the files from the plain shapes and their near misses, so the fast parser answers often.
+    plainish = [*_SHAPES[:4], "# Heading", "## Sub heading", "Plain prose line.", "prose right after", "", ""]
+    if seed % 3 == 1:  # blocks of a plain file: headings, items, prose after a blank
+        lines = []
+        for _ in range(rng.randint(1, 8)):
+            block = rng.choice(["heading", "items", "prose"])
+            if block == "heading":
+                lines += [rng.choice(["# Heading", "## Sub heading"])]
+            elif block == "items":
+                lines += rng.choices(_SHAPES[:4], k=rng.randint(1, 5))
+            else:
+                lines += [
+                    "",
+                    "Plain prose line.",
+                    *rng.choices(["prose right after", ""], k=rng.randint(0, 2)),
+                ]
+            lines += [""] * rng.randint(0, 2)
+    elif seed % 3 == 2:
+        lines = rng.choices([*plainish, rng.choice(_SHAPES)], k=rng.randint(1, 30))
+    else:
+        weights = [8, 3, 3, 2] + [1] * (len(_SHAPES) - 4)
+        lines = rng.choices(_SHAPES, weights=weights, k=rng.randint(1, 30))
+    start = rng.choice([0, 0, 1]) if len(lines) > 1 else 0
+    plain = _plain_items(lines, start)
+    if plain is not None:
+        assert _trimmed(lines, plain) == _trimmed(lines, _parsed_items(lines, start)), lines
+
+
+def test_the_plain_parser_answers_for_the_files_dream_writes() -> None:
+    from dream.memory import _plain_items
+
+    lines = ["# Preferences", "", "- Use pnpm. (2026-11-01)", "- Never commit to main. (2026-11-02)", ""]
+    assert _plain_items(lines, 0) == [(2, 3), (3, 4)]
+    assert _plain_items(["- a", "continued prose"], 0) is None  # a lazy continuation: markdown-it's

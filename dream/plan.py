@@ -44,9 +44,10 @@ class FileChange:
     mode: int | None
 
     def diff(self) -> str:
-        # The old side may hold a secret that this very change redacts: never print it.
+        # The old side may hold a secret that this very change redacts: never print it. The new
+        # side was redacted when it was made (`_materialise`), which a second pass would repeat.
         old = redact((self.old or b"").decode("utf-8", "replace")).text.splitlines(keepends=True)
-        new = redact((self.new or b"").decode("utf-8", "replace")).text.splitlines(keepends=True)
+        new = (self.new or b"").decode("utf-8", "replace").splitlines(keepends=True)
         return "".join(
             difflib.unified_diff(
                 old, new, f"a/{self.rel}", f"b/{self.rel}" if self.new is not None else "/dev/null"

@@ -234,14 +234,17 @@ def _stated_in_words(words: str) -> LazyPattern:
     )
 
 
+_PASSWORD_WORDS = (
+    "contraseña", "hasło", "parola d'ordine", "пароль", "סיסמה", "הסיסמה", "パスワード", "密码", "mật khẩu",
+    "şifre", "heslo",
+)  # fmt: skip
 # Found only in text that is not ASCII (the literal search above cannot see these words).
 _UNICODE_RULES: tuple[_Rule, ...] = (
     _Rule(
         "password",
-        _stated_in_words(
-            "contraseña|hasło|parola d'ordine|пароль|סיסמה|הסיסמה|パスワード|密码|mật khẩu|şifre|heslo"
-        ),
-        (),
+        _stated_in_words("|".join(_PASSWORD_WORDS)),
+        # Looked for in the text itself (lower-cased), not its ASCII copy.
+        tuple(word.lower() for word in _PASSWORD_WORDS),
         group="v",
         validate=lambda m: _stated_secret_ok(m),
     ),
@@ -1211,7 +1214,10 @@ def _raw_candidates(text: str, ascii_text: bytes) -> Iterator[_Candidate]:
 
 
 def _scan_unicode(text: str, priority: int) -> Iterator[_Candidate]:
+    lowered = text.lower()
     for rule in _UNICODE_RULES:
+        if not any(word in lowered for word in rule.needles):
+            continue
         for m in rule.regex.finditer(text):
             span = _span(rule, m)
             if span is not None:
@@ -1289,7 +1295,11 @@ def _scan_credential_context(text: str, folded: bytes) -> Iterator[_Candidate]:
 
 # Card numbers: 13 to 19 digits, Luhn-valid, from a card network's range (3, 4, 5, 6), written in
 # groups (`4111 1111 1111 1111`, `3782-822463-10005`) or named as a card. An IBAN: its mod-97 check.
-_CARD = re.compile(r"(?<![0-9.,/-])[2-6][0-9]{3}(?:[ -]?[0-9]{2,6}){2,4}(?![0-9]|[.,/-][0-9])")
+# The look-ahead wants thirteen digits before anything else is tried: a date (2026-11-01), of which
+# a memory holds thousands, is turned away at its first character.
+_CARD = re.compile(
+    r"(?<![0-9.,/-])(?=(?:[0-9][ -]?){12}[0-9])[2-6][0-9]{3}(?:[ -]?[0-9]{2,6}){2,4}(?![0-9]|[.,/-][0-9])"
+)
 _CARD_WORDS = re.compile(r"card|visa|master|amex|credit|debit|\bcc\b|cvv|payment|\bpan\b", re.I)
 _IBAN = re.compile(r"(?<![A-Z0-9])[A-Z]{2}[0-9]{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?(?![A-Z0-9])")
 

@@ -604,7 +604,9 @@ _QUALIFIERS = _SUBCOMMANDS | frozenset(
     ]
 )
 VERSION = re.compile(r"^v?\d+(?:\.\d+)+$|^v\d+$")
+# Every branch starts a word: the look-behind turns the positions inside words away at once.
 _CHANGE = re.compile(
+    r"(?<!\w)(?:"
     r"\bnot\b|\binstead\b|\brather than\b|\bno longer\b|\bswitch|\bmov(?:e|ed|ing) (?:to|from|off)|"
     r"\bmigrat|\breplac|\bover\b|\bnever\b|\bdon'?t\b|\bstop\b|\bdrop|\bditch|"
     r"\banymore\b|\bany more\b|\bagainst\b|\bbump|\bupgrad|\bdowngrad|\bpinn?ed\b|\bnope\b|"
@@ -613,7 +615,8 @@ _CHANGE = re.compile(
     r"(?<=\w )now\b|"
     r"\bmigrou\b|\bmigramos\b|\bmudamos\b|\btrocamos\b|\bsubimos\b|\btiramos\b|\btirou\b|\bagora\b|"
     r"\bcambiamos\b|\bmigramos\b|\bahora\b|\bya no\b|\bn[ãa]o mais\b|\bjetzt\b|\bumgestellt\b|"
-    r"\bgewechselt\b|\bnicht mehr\b|\bdésormais\b|\bplus de\b",
+    r"\bgewechselt\b|\bnicht mehr\b|\bdésormais\b|\bplus de\b"
+    r")",
     re.IGNORECASE,
 )
 
@@ -736,13 +739,15 @@ _ALLOWANCE = re.compile(
     r"\b(?:still|ainda|todav[ií]a|noch|legacy)\b"
 )
 _REPLACES = re.compile(
+    r",\s*not\b|(?<!\w)(?:"  # the word branches start a word (see `_CHANGE`)
     r"\binstead\b|\brather than\b|\bin favou?r of\b|\breplac\w* (?:\S+ ){0,3}(?:with|by)\b|"
     r"\b(?:switch\w*|mov\w*|migrat\w*|went|go(?:ing)?) (?:back )?(?:over )?to\b|"
     # "switching the evaluation holdout to the Q2 cohort": what is switched named in between
     r"\b(?:switch\w*|migrat\w*) (?:\S+ ){1,4}?to\b|"
-    r",\s*not\b|\bover\b|"
+    r"\bover\b|"
     # "it's not `python`, it's `python3`", "not npm; pnpm": the correction after the "not X"
     r"\bnot [^,;.]{1,40}[,;] (?:it's|it is|use|we use|but|just|only)\b"
+    r")"
 )
 # A phrase within one clause; the dot of "3.9" or "fly.io" does not end it.
 _SPAN = r"(?:[^,;:.!?()]|\.(?=\w))"

@@ -26,7 +26,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 from string import Template
-from xml.sax.saxutils import escape
 
 from dream import defaults
 from dream.errors import DreamError, UsageError
@@ -84,6 +83,11 @@ def _installed_roots() -> set[str]:
 
 
 # -- rendering ---------------------------------------------------------------------------------
+
+
+def escape(text: str) -> str:
+    """XML character data (xml.sax.saxutils would import urllib.request: 10 ms for `status`)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _template(name: str) -> Template:

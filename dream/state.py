@@ -27,10 +27,10 @@ from typing import TYPE_CHECKING, Any
 
 from dream import defaults
 from dream.paths import Paths
-from dream.review import ReviewState, load_review
 
 if TYPE_CHECKING:
     from dream.packet import PlanRecord
+    from dream.review import ReviewState
 
 _PLAN_ID = re.compile(r"p\d{8}T\d{6}-[0-9a-f]{6}")
 
@@ -48,6 +48,9 @@ class StateStore:
     # -- review queue ---------------------------------------------------------------------------
 
     def review(self, memory_dir: Path) -> ReviewState:
+        # Loaded here: the queue's module brings the memory model, which `status` never needs.
+        from dream.review import load_review
+
         return load_review(self.paths.review_file(memory_dir))
 
     def save_review(self, memory_dir: Path, review: ReviewState) -> None:

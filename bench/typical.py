@@ -1,0 +1,191 @@
+"""The typical run (issue 17): what a person feels, on a week's home, beside its baselines.
+
+    .venv/bin/python bench/typical.py [--home DIR] [--reps 5] [--results bench/out/RESULTS-typical.md]
+
+On the `make_home.py --typical` home (4 projects, 40 sessions, ~100 MB, 500 entries; made in
+bench/out/home-typical unless --home):
+
+- `run --dry-run`, `plan --json` and `run`, cold (no digest cache) and warm (after a run), each
+  repetition interleaved with a bare `python -S -c pass` start (the baseline), medians;
+- the cold gather (`signals`) against the seed's four greps with their output read through a pipe,
+  on two cores and pinned to one (`taskset -c 0`, where it exists), paired and interleaved;
+- the import time of each command (`python -X importtime`, the sum of the top-level modules).
+
+`run` works on a copy of the home made before each repetition (not timed), so every repetition
+starts from the same memory. The page cache is warmed first: the figures are of memory, not disk.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+OUT = BENCH / "out"
+sys.path.insert(0, str(BENCH))
+
+from run import GREP_SETS, PY, file_batches, machine, transcripts, warm_page_cache  # noqa: E402
+
+
+def timed(cmd: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> float:
+    start = time.perf_counter()
+    done = subprocess.run(cmd, capture_output=True, env=env, cwd=cwd, check=False)
+    wall = time.perf_counter() - start
+    if done.returncode not in (0, 3):
+        raise SystemExit(f"{cmd} failed ({done.returncode}): {done.stderr.decode()[-1500:]}")
+    return wall
+
+
+def dream(home: Path, *args: str) -> list[str]:
+    return [PY, "-m", "dream", "--claude-dir", str(home), *args]
+
+
+def env_for(home: Path) -> dict[str, str]:
+    scratch = OUT / "typical-scratch-home"
+    scratch.mkdir(parents=True, exist_ok=True)
+    return {**os.environ, "HOME": str(scratch), "CLAUDE_CONFIG_DIR": str(home)}
+
+
+def grep_cmd(files: list[Path], pin: list[str]) -> list[list[str]]:
+    cmds = []
+    for pattern in GREP_SETS.values():
+        for batch in file_batches(files):
+            cmds.append([*pin, "sh", "-c", 'grep -n -i -E -- "$0" "$@" | wc -l', pattern, *batch])
+    return cmds
+
+
+def median_ms(values: list[float]) -> str:
+    return f"{statistics.median(values) * 1000:.0f} ms"
+
+
+def commands_phase(home: Path, reps: int) -> list[tuple[str, list[float], list[float]]]:
+    """(label, dream walls, baseline walls) for each command, cold and warm."""
+    rows = []
+    bare = [PY, "-S", "-c", "pass"]
+    for label, args in (
+        ("run --dry-run", ["--dry-run"]),
+        ("plan --json", ["plan", "--json"]),
+        ("run", ["run"]),
+    ):
+        for state in ("cold", "warm"):
+            walls, base = [], []
+            for _ in range(reps):
+                work = OUT / "typical-work"
+                if work.exists():
+                    shutil.rmtree(work)
+                shutil.copytree(home, work, symlinks=True)
+                env = env_for(work)
+                if state == "warm":
+                    subprocess.run(dream(work, "run"), capture_output=True, env=env, check=False)
+                else:
+                    shutil.rmtree(work / "dream" / "digests", ignore_errors=True)
+                base.append(timed(bare))
+                walls.append(timed(dream(work, *args), env=env, cwd=REPO))
+            rows.append((f"`{label}`, {state}", walls, base))
+    return rows
+
+
+def gather_phase(home: Path, reps: int) -> list[tuple[str, list[float], list[float]]]:
+    files = transcripts(home)
+    pins = [("two cores", [])]
+    if shutil.which("taskset"):
+        pins.append(("one core (taskset -c 0)", ["taskset", "-c", "0"]))
+    rows = []
+    env = env_for(home)
+    for label, pin in pins:
+        ours, theirs = [], []
+        for _ in range(reps):
+            shutil.rmtree(home / "dream" / "digests", ignore_errors=True)
+            ours.append(timed([*pin, *dream(home, "signals")], env=env, cwd=REPO))
+            theirs.append(sum(timed(cmd) for cmd in grep_cmd(files, pin)))
+        rows.append((f"cold gather, {label}", ours, theirs))
+    return rows
+
+
+_IMPORT = re.compile(r"import time:\s+\d+ \|\s+(\d+) \| (\S+)")
+
+
+def import_ms(home: Path, *args: str) -> float:
+    """The sum of the cumulative import times of the top-level modules `python -X importtime` lists."""
+    done = subprocess.run(
+        [PY, "-X", "importtime", "-m", "dream", "--claude-dir", str(home), *args],
+        capture_output=True,
+        text=True,
+        env=env_for(home),
+        cwd=REPO,
+        check=False,
+    )
+    total = 0
+    for line in done.stderr.splitlines():
+        m = _IMPORT.match(line)
+        if m and not line.split("|")[2].startswith("  "):  # top level: no indentation
+            total += int(m.group(1))
+    return total / 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--home", type=Path, help="a home made by make_home.py --typical")
+    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--results", type=Path, default=OUT / "RESULTS-typical.md")
+    args = parser.parse_args()
+    OUT.mkdir(exist_ok=True)
+    home = args.home
+    if home is None:
+        home = OUT / "home-typical"
+        if home.exists():
+            shutil.rmtree(home)
+        subprocess.run(
+            [PY, str(BENCH / "make_home.py"), str(home), "--typical"], check=True, capture_output=True
+        )
+    files = transcripts(home)
+    size = sum(p.stat().st_size for p in files)
+    warm_page_cache(files)
+    rows = commands_phase(home, args.reps)
+    gather = gather_phase(home, args.reps)
+    imports = {
+        label: import_ms(home, *argv)
+        for label, argv in (
+            ("--help", ["--help"]),
+            ("status", ["status"]),
+            ("signals", ["signals"]),
+            ("run --dry-run", ["--dry-run"]),
+            ("plan --json", ["plan", "--json"]),
+        )
+    }
+    info = machine()
+    out = [
+        "## The typical run (issue 17)",
+        "",
+        f"`bench/typical.py --reps {args.reps}`, {info.get('date', '')}, commit {info.get('commit', '?')}: "
+        f"{len(files)} sessions, {size / 1e6:.0f} MB of transcripts, 500 entries (`make_home.py --typical`). "
+        "Page cache warm. Each repetition is interleaved with its baseline; medians.",
+        "",
+        "| what | dream | baseline (same repetitions) | ratio |",
+        "|---|---|---|---|",
+    ]
+    for label, walls, base in rows:
+        ratio = statistics.median(walls) / statistics.median(base)
+        out.append(f"| {label} | {median_ms(walls)} | `python -S -c pass` {median_ms(base)} | {ratio:.1f}× |")
+    for label, walls, base in gather:
+        ratio = statistics.median(walls) / statistics.median(base)
+        out.append(f"| {label} | {median_ms(walls)} | the seed's four greps, output piped: {median_ms(base)} | "
+                   f"{ratio:.2f}× |")  # fmt: skip
+    out += ["", "| command | import time (`-X importtime`, top-level modules) |", "|---|---|"]
+    out += [f"| `{label}` | {ms:.0f} ms |" for label, ms in imports.items()]
+    args.results.parent.mkdir(parents=True, exist_ok=True)
+    args.results.write_text("\n".join(out) + "\n", encoding="utf-8")
+    print("\n".join(out))
+    shutil.rmtree(OUT / "typical-work", ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

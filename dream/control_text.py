@@ -51,8 +51,9 @@ _CONFUSABLE = str.maketrans(
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 # `@path` at the start of a word is a Claude Code memory import: it would pull a file into context.
 # A path has a `/`, a `~` or a file extension (`.md`); a sentence's full stop after a Swift or Java
-# attribute ("@StateObject.", "@Override.") is not one.
-_IMPORT = re.compile(r"(?<![\w`])@(?=[~./\w-]*(?:[/~]|\.\w))([~./\w-]*[\w/~])")
+# attribute ("@StateObject.", "@Override.") is not one; nor is the host after a URL's user and its
+# (redacted) password (`…:[REDACTED:url-password]@cluster0.example.net/db`).
+_IMPORT = re.compile(r"(?<![\w`\]:/.-])@(?=[~./\w-]*(?:[/~]|\.\w))([~./\w-]*[\w/~])")
 _OVERRIDE = re.compile(
     # Every phrase starts a word: the look-behind turns most positions away at once (five times faster).
     r"(?<![a-z])(?:"

@@ -20,7 +20,9 @@ from pathlib import Path
 import pytest
 from homefactory import Turn, now, slug, write_session
 
-DATA = Path(__file__).resolve().parent / "data" / "redteam"
+DATA = Path(__file__).resolve().parent / "data"
+# The two corpora tuned on (the held-out set is measured by scripts/eval_redteam.py --heldout).
+CORPORA = ("redteam", "redteam-dev2")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
 from eval_redteam import secret_pieces  # noqa: E402
@@ -28,10 +30,16 @@ from eval_redteam import secret_pieces  # noqa: E402
 pytestmark = pytest.mark.slow
 
 
-def _rows(name: str) -> list[dict[str, str]]:
+def _rows(corpus: str, name: str) -> list[dict[str, str]]:
     return [
-        json.loads(line) for line in (DATA / name).read_text(encoding="utf-8").splitlines() if line.strip()
+        json.loads(line)
+        for line in (DATA / corpus / name).read_text(encoding="utf-8").splitlines()
+        if line.strip()
     ]
+
+
+def _norm(text: str) -> str:
+    return " ".join("".join(c.lower() if c.isalnum() else " " for c in text).split())
 
 
 def _dream(claude: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -53,9 +61,12 @@ def _written(claude: Path) -> str:
     return "\n".join(out)
 
 
-def test_no_secret_format_is_kept_or_printed_and_no_control_string_is_applied(tmp_path: Path) -> None:
-    secrets = _rows("secrets.jsonl")
-    control = [row for row in _rows("control.jsonl") if row["kind"] != "benign"]
+@pytest.mark.parametrize("corpus", CORPORA)
+def test_no_secret_format_is_kept_or_printed_and_no_control_string_is_applied(
+    tmp_path: Path, corpus: str
+) -> None:
+    secrets = _rows(corpus, "secrets.jsonl")
+    control = [row for row in _rows(corpus, "control.jsonl") if row["kind"] != "benign"]
     claude = tmp_path / ".claude"
     cwd = "/home/dev/redteam"
     at = now() - timedelta(days=2)
@@ -103,3 +114,11 @@ def test_no_secret_format_is_kept_or_printed_and_no_control_string_is_applied(tm
     index = (memory / "MEMORY.md").read_text(encoding="utf-8") if (memory / "MEMORY.md").exists() else ""
     promoted = [line for line in index.splitlines() if neutralise(line)[1]]
     assert applied == [] and promoted == []
+    # Not only what the detector itself flags: no current entry is a piece of a control string.
+    hostile = [_norm(row["text"]) for row in control]
+    taken = [
+        e.text
+        for e in loaded.entries
+        if len(_norm(e.text)) >= 24 and any(_norm(e.text)[:60] in h for h in hostile)
+    ]
+    assert taken == [], taken[:5]

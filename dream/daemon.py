@@ -72,12 +72,12 @@ def save_state(paths: Paths, state: ScheduleState) -> None:
 
 
 @contextlib.contextmanager
-def _claim(paths: Paths) -> Iterator[bool]:
-    """The window lock, without waiting: True when this tick holds it."""
+def _held_or_not(paths: Paths, lock_file: Path) -> Iterator[bool]:
+    """A lock taken without waiting: True while this process holds it, False when another does."""
     from dream.fsio import make_dirs
 
     make_dirs(paths.state_dir, state_root=paths.claude_dir)
-    lock = FileLock(str(paths.schedule_lock), timeout=0)
+    lock = FileLock(str(lock_file), timeout=0)
     try:
         lock.acquire()
     except Timeout:
@@ -87,6 +87,11 @@ def _claim(paths: Paths) -> Iterator[bool]:
         yield True
     finally:
         lock.release()
+
+
+def _claim(paths: Paths) -> contextlib.AbstractContextManager[bool]:
+    """The window lock: the tick that holds it dispatches the window."""
+    return _held_or_not(paths, paths.schedule_lock)
 
 
 def active_projects(session: Session, now: datetime) -> list[str]:
@@ -228,22 +233,9 @@ def lower_priority() -> list[str]:
 # -- the loop ----------------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def daemon_lock(paths: Paths) -> Iterator[bool]:
+def daemon_lock(paths: Paths) -> contextlib.AbstractContextManager[bool]:
     """One loop per Claude dir: True when this process is it."""
-    from dream.fsio import make_dirs
-
-    make_dirs(paths.state_dir, state_root=paths.claude_dir)
-    lock = FileLock(str(paths.daemon_lock), timeout=0)
-    try:
-        lock.acquire()
-    except Timeout:
-        yield False
-        return
-    try:
-        yield True
-    finally:
-        lock.release()
+    return _held_or_not(paths, paths.daemon_lock)
 
 
 def trim_log(path: Path, keep: int = defaults.DAEMON_LOG_MAX_BYTES) -> None:

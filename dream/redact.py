@@ -225,10 +225,13 @@ def _secret_variable_ok(m: re.Match[str]) -> bool:
 
 def _stated_in_words(words: str) -> LazyPattern:
     """A password stated in prose in another language: the word, a copula or `:`, the value."""
+    # A word of a script written without spaces (Japanese, Chinese, Korean) may be followed by a
+    # letter ("パスワードは"); any other word must end where its letters do ("passwords" is no word).
     return _lazy(
-        rf"(?:{words})(?![^\W\d_])[^\n]{{0,40}}?"
-        r"(?:[ \t](?:ist|es|est|é|e|is|era|war|was|wynosi|to|это|—|היא|הוא)(?![^\W\d_])[ \t]*:?"
-        r"|[ \t]*[:=：]|は|是|为)[ \t]*[«\"'`„“「]?[ \t]*"
+        rf"(?:{words})(?:(?<=[\u3040-\u9fff\uac00-\ud7af])|(?![^\W\d_]))[^\n]{{0,40}}?"
+        r"(?:[ \t](?:ist|es|est|é|e|è|is|era|war|was|wynosi|to|это|—|היא|הוא|lautet|c'est|c’est|är|هي|là|"
+        r"adalah|jest|je|er)(?![^\W\d_])[ \t]*:?"
+        r"|[ \t]*[:=：]|は|是|为|는|은)[ \t]*[«\"'`„“「]?[ \t]*"
         r"(?P<v>[^\s\"'`»“”」、。]*[^\s\"'`»“”」、。.,;:!?)])",
         re.I,
     )
@@ -236,7 +239,7 @@ def _stated_in_words(words: str) -> LazyPattern:
 
 _PASSWORD_WORDS = (
     "contraseña", "hasło", "parola d'ordine", "пароль", "סיסמה", "הסיסמה", "パスワード", "密码", "mật khẩu",
-    "şifre", "heslo",
+    "şifre", "şifresi", "heslo", "lösenordet", "lösenord", "كلمة المرور", "비밀번호",
 )  # fmt: skip
 # Found only in text that is not ASCII (the literal search above cannot see these words).
 _UNICODE_RULES: tuple[_Rule, ...] = (
@@ -259,6 +262,11 @@ _SENTENCE_WORDS = frozenset(
         "stored kept saved used set rotated",
     )
 )
+
+
+def _in_code(v: str) -> bool:
+    """`pw = pw[:-1]`, `pwd=None`, `pw = self.passwd`: a name in code, not a value."""
+    return _looks_like_code(v) or v.lower() in _STOPWORDS or re.fullmatch(r"[A-Za-z_][\w.]*", v) is not None
 
 
 def _stated_secret_ok(m: re.Match[str]) -> bool:
@@ -506,6 +514,74 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
         group="v",
         validate=lambda m: _secret_variable_ok(m),
     ),
+    # Passwords in the shapes of config files, commands and code (the fourth tuning corpus).
+    _Rule(
+        "password",
+        # `requirepass U3_g…`, `admin_password = …`, `psk="…"`, `storePassword '…'`: a config line.
+        _lazy(
+            r"(?mi)^[ \t]*[\w.-]*(?:password|passwd|requirepass|masterauth|psk|storepass|keypass)"
+            r"[ \t]*(?:=|:|[ \t])[ \t]*[\"']?(?P<v>[^\s\"']{6,128})"
+        ),
+        (
+            "password",
+            "Password",
+            "PASSWORD",
+            "passwd",
+            "requirepass",
+            "masterauth",
+            "psk",
+            "PSK",
+            "storepass",
+            "keypass",
+        ),
+        group="v",
+        validate=lambda m: not _is_placeholder(m.group("v")) and not _in_code(m.group("v")),
+    ),
+    _Rule(
+        "command-password",
+        # `jarsigner -storepass …`, `signtool /p …`, `xfreerdp /p:'…'`.
+        _lazy(
+            r"(?:^|[ \t])(?:-(?:storepass|keypass|srcstorepass|deststorepass)|/p(?=[: \t]))[ \t:=]*[\"']?"
+            r"(?P<v>[^\s\"']{4,128})",
+            re.I,
+        ),
+        ("-storepass", "-keypass", "storepass", "/p"),
+        group="v",
+        validate=lambda m: not _is_placeholder(m.group("v")) and not m.group("v").startswith(("/", "-")),
+    ),
+    _Rule(
+        "password",
+        # SQL (`IDENTIFIED BY '…'`, `WITH PASSWORD '…'`) and PowerShell (`ConvertTo-SecureString "…"`).
+        _lazy(
+            r"(?:identified by|with (?:encrypted )?password|password|convertto-securestring)[ \t]+"
+            r"[\"'](?P<v>[^\"'\n]{4,128})[\"']",
+            re.I,
+        ),
+        ("IDENTIFIED", "identified", "PASSWORD", "password", "SecureString", "securestring"),
+        group="v",
+        validate=lambda m: not _is_placeholder(m.group("v")),
+    ),
+    _Rule(
+        "password",
+        # A database client given its password as an argument: `new PDO(dsn, 'user', 'password')`.
+        _lazy(r"new PDO\([^,)]+,[ \t]*['\"][^'\"]*['\"][ \t]*,[ \t]*['\"](?P<v>[^'\"]{4,128})['\"]"),
+        ("new PDO(",),
+        group="v",
+    ),
+    _Rule(
+        "url-password",
+        # Oracle's thin URL (`jdbc:oracle:thin:scott/tiger@//host:1521/db`) and a .pgpass line.
+        _lazy(r"jdbc:oracle:thin:[^/\s@]+/(?P<v>[^@\s]{4,128})@"),
+        ("jdbc:oracle:thin:",),
+        group="v",
+    ),
+    _Rule(
+        "password",
+        _lazy(r"(?m)^[\w.*-]+:(?:[0-9]+|\*):[\w*-]+:[\w*.-]+:(?P<v>\S{4,128})$"),
+        (":5432:", ":*:", "*:*:"),
+        group="v",
+        validate=lambda m: not _is_placeholder(m.group("v")),
+    ),
     _Rule(
         "url-password",
         _lazy(r"://(?P<user>[^\s:/@?#\"'<>\[\]]*):(?P<v>[^\s/@?#\"'<>]+)@(?=[A-Za-z0-9\[])"),
@@ -720,6 +796,14 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
         ("passphrase",),
         group="v",
         validate=lambda m: not (set(m.group("v").lower().split()) & _SENTENCE_WORDS),
+    ),
+    _Rule(
+        "password",
+        # `pw: Xk9!…`, `pwd = …`: the short names people type.
+        _lazy(r"pw" + _lb(2, "A-Za-z") + r"d?[ \t]*[:=][ \t]*[\"'`]?(?P<v>[^\s\"'`,;)]{6,128})", re.I),
+        ("pw",),
+        group="v",
+        validate=lambda m: _stated_secret_ok(m) and not _in_code(m.group("v")),
     ),
     _Rule(
         "password",
@@ -1227,7 +1311,7 @@ def _scan_unicode(text: str, priority: int) -> Iterator[_Candidate]:
 # A value that looks random, said right after a word for a credential in the same clause ("the SSO
 # session token is IQoJb3…", "unseal key 1 of 5: SZiB1…", "sudo pw on the build VM = Gr@nite-…").
 _CREDENTIAL_WORDS = (b"key", b"token", b"secret", b"password", b"passphrase", b" pw", b"login", b"credential",
-                     b"auth", b"pin ")  # fmt: skip
+                     b"auth", b"pin ", b"certificate", b"creds", b" pass ")  # fmt: skip
 _STRONG_WORDS = (b"password", b"passphrase", b"login", b" pw")
 _CONTEXT_VALUE = re.compile(r"(?<![A-Za-z0-9+/=_.~!@#$%^&*:-])[A-Za-z0-9][A-Za-z0-9+/=_.~!@#$%^&*:-]{11,255}")
 _EMAIL_OR_HOST = re.compile(r"[^@\s]*@[A-Za-z0-9-]+\.[A-Za-z]{2,}\S*")
@@ -1267,6 +1351,10 @@ def _random_looking(value: str, strong: bool = False) -> bool:
         return False  # words joined like an identifier (`is_authenticated=False`, `Proxy-Authorization`)
     classes = sum(bool(re.search(p, v)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]"))
     entropy = _entropy(v)
+    if len(v) >= 20 and re.fullmatch(r"[a-z0-9]+|[A-Z0-9]+", v) and entropy >= 3.8:
+        # One case and digits (`34bnizgj88ge3yngjfhfum5tugg2ys`), as many providers issue them.
+        digits = sum(c.isdigit() for c in v) / len(v)
+        return 0.15 <= digits <= 0.85
     return (len(v) >= 16 and classes >= 3 and entropy >= 3.5) or (classes >= 4 and entropy >= 3.2)
 
 

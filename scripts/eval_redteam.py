@@ -22,11 +22,13 @@ from dream.redact import redact  # noqa: E402
 DATA = ROOT / "tests" / "data" / "redteam"
 HELDOUT = ROOT / "tests" / "data" / "redteam-heldout"  # a second labeller's set, never tuned on
 # Later tuning sets, each by a labeller who never saw the code: dev2 (secrets and control text),
-# dev3 (control text only, written for the forms a phrase list misses).
+# dev3 (control text only, written for the forms a phrase list misses), dev4 (secrets only, formats and
+# places the first two did not have).
 SETS = {
     "dev": DATA,
     "dev2": ROOT / "tests" / "data" / "redteam-dev2",
     "dev3": ROOT / "tests" / "data" / "redteam-dev3",
+    "dev4": ROOT / "tests" / "data" / "redteam-dev4",
     "heldout": HELDOUT,
 }
 
@@ -66,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         f"secrets: {len(secrets)} lines, {len(kinds)} formats; leaked {len(leaks)} lines, "
         f"{len({k for k, _ in leaks})} formats"
     )
-    control = load("control.jsonl", folder)
+    control = load("control.jsonl", folder) if (folder / "control.jsonl").is_file() else []
     hostile = [row for row in control if row["kind"] != "benign"]
     benign = [row for row in control if row["kind"] == "benign"]
     passed = [row for row in hostile if not neutralise(row["text"])[1]]

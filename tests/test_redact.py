@@ -925,3 +925,44 @@ def test_secrets_stated_the_ways_the_second_corpus_found(text: str, secret: str)
 )
 def test_what_those_forms_leave_alone(text: str) -> None:
     assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("Das Passwort lautet Kiefer_Nebel84. Bitte fixen.", "Kiefer_Nebel84"),
+        ("本番のパスワードは「Hx7pQ2mZ!」です。", "Hx7pQ2mZ!"),
+        ("数据库密码是 ferret-maple-tundra9，帮我", "ferret-maple-tundra9"),
+        ("관리자 비밀번호는 Zk8Qp2Lx!m 입니다", "Zk8Qp2Lx!m"),
+        ("lösenordet till panelen är Hj7#kLp92 – kolla", "Hj7#kLp92"),
+        ("pw: Xk9!mQ2vLp", "Xk9!mQ2vLp"),
+        ("twitch client id abc secret 7hd92kq0x8zm3n4p5r6t7w8y9b2c", "7hd92kq0x8zm3n4p5r6t7w8y9b2c"),
+        ("redis.conf:\nrequirepass Qw8_zT4!xY2\nmaxmemory 2gb", "Qw8_zT4!xY2"),
+        ("[security]\nadmin_password = Lime=fjord482", "Lime=fjord482"),
+        ('network={\n    psk="Gh7=tkz*!Qw2"\n}', "Gh7=tkz*!Qw2"),
+        ("jarsigner -keystore r.jks -storepass Mq7-kL2x app.apk up", "Mq7-kL2x"),
+        ("signtool sign /f c.pfx /p heron-cobalt-77 setup.exe", "heron-cobalt-77"),
+        ("CREATE USER 'bi'@'%' IDENTIFIED BY 'vW3#kq9Lm2';", "vW3#kq9Lm2"),
+        ('$pw = ConvertTo-SecureString "Amber*fox81" -AsPlainText -Force', "Amber*fox81"),
+        ("$pdo = new PDO('mysql:host=db;dbname=x', 'crm', 'qZ7!wX2#kL');", "qZ7!wX2#kL"),
+        ("jdbc:oracle:thin:scott/Tg7xQ2pL9@//ora:1521/ERP", "Tg7xQ2pL9"),
+        ("~/.pgpass:\ndb.internal:5432:orders:app:Mk3!pQ9z", "Mk3!pQ9z"),
+    ],
+)  # fmt: skip
+def test_secrets_in_the_shapes_the_fourth_corpus_found(text: str, secret: str) -> None:
+    assert secret not in redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "pw = pw[:-1]",
+        "def read(self, name, pwd=None):",
+        "password = getpass.getpass()",
+        "the password field is required",
+        "run it with -p 8080 /p",
+        "git sha 3f9a1c0e7b2d4a6f8e1c3b5d7f9a0c2e4b6d8f10 is the fix",
+    ],
+)
+def test_what_the_fourth_corpus_rules_leave_alone(text: str) -> None:
+    assert redact(text).text == text

@@ -356,7 +356,19 @@ _TOKEN_RULES: tuple[_Rule, ...] = (
         _lazy(r"s\." + _lb(2, "A-Za-z0-9_.") + r"[A-Za-z0-9]{24}(?![A-Za-z0-9_.-])"),
         validate=lambda m: _mixed_case(m) and any(c.isdigit() for c in m.group(0)),
     ),
-    _Rule("doppler-token", _lazy(r"dp\.(?:pt|st|sa|ct|scim)\." + _lb(6) + r"[A-Za-z0-9]{40,}")),
+    _Rule(
+        "doppler-token",
+        _lazy(r"dp\.(?:pt|st|sa|ct|scim)\." + _lb(6) + r"(?:[a-z0-9_-]{2,12}\.)?[A-Za-z0-9]{40,}"),
+    ),
+    # More providers (the fourth tuning corpus).
+    _Rule("mapbox-token", _lazy(r"sk\.eyJ" + _lb(3) + r"[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}")),
+    _Rule("telnyx-key", _lazy(r"KEY" + _lb(3) + r"[0-9A-F]{32}_[A-Za-z0-9]{20,}")),
+    _Rule(
+        "riot-key",
+        _lazy(r"RGAPI-" + _lb(6) + r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"),
+    ),
+    _Rule("readme-key", _lazy(r"rdme_" + _lb(5) + r"[a-z0-9]{60,}")),
+    _Rule("bitcoin-private-key", _lazy(r"[xt]prv" + _lb(4) + r"[1-9A-HJ-NP-Za-km-z]{100,112}")),
     _Rule("docker-pat", _lazy(r"dckr_pat_" + _lb(9) + r"[A-Za-z0-9_-]{24,}")),
     _Rule("mailgun-key", _lazy(r"key-" + _lb(4) + r"[0-9a-f]{32}" + _RB)),
     _Rule("mailchimp-key", _lazy(r"[0-9a-f]{32}-us[0-9]{1,2}" + _RB), validate=lambda m: _lb_ok(m, 1)),
@@ -583,6 +595,49 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
         validate=lambda m: not _is_placeholder(m.group("v")),
     ),
     _Rule(
+        "api-key",
+        # A secret in a URL's query (`?key=…`, `&access_token=…`, `X-Amz-Signature=…`).
+        _lazy(
+            r"[?&](?:key|api[_-]?key|apikey|token|access[_-]?token|auth|secret|client[_-]?secret|signature|"
+            r"x-amz-signature|x-goog-signature|private[_-]?token)=(?P<v>[^&\s#\"'<>]{16,})",
+            re.I,
+        ),
+        ("key=", "token=", "auth=", "secret=", "ignature=", "KEY=", "TOKEN=", "Key="),
+        group="v",
+        validate=lambda m: not _is_placeholder(m.group("v")) and not m.group("v").startswith("$"),
+    ),
+    # Tokens with characters a run of token characters does not hold (`*:`, `/`, `|`).
+    _Rule(
+        "unleash-token",
+        _lazy(r"\*:(?:production|development|default|staging)\.[0-9a-f]{64}" + _RB),
+        ("*:",),
+    ),
+    _Rule(
+        "configcat-key",
+        _lazy(r"configcat-sdk-1/[A-Za-z0-9_-]{22}/[A-Za-z0-9_-]{22}" + _RB),
+        ("configcat-sdk-1/",),
+    ),
+    _Rule("roblox-cookie", _lazy(r"_\|WARNING:-DO-NOT-SHARE-THIS\.[^\s'\"]{20,}"), ("_|WARNING:",)),
+    _Rule(
+        "webhook",
+        _lazy(r"(?:open\.feishu\.cn|open\.larksuite\.com)/open-apis/bot/v2/hook/(?P<v>[0-9a-f-]{30,})"),
+        ("/open-apis/bot/v2/hook/",),
+        group="v",
+    ),
+    _Rule(
+        "api-key",
+        _lazy(r"alchemy(?:api)?\.(?:com|io)/v2/(?P<v>[A-Za-z0-9_-]{24,})"),
+        ("alchemy",),
+        group="v",
+    ),
+    _Rule(
+        "bitcoin-private-key",
+        # A WIF private key: base58, 51 or 52 characters, from 5, K or L.
+        _lazy(r"(?<![1-9A-HJ-NP-Za-km-z])[5KL][1-9A-HJ-NP-Za-km-z]{50,51}(?![1-9A-HJ-NP-Za-km-z])"),
+        ("WIF", "wif", "private key", "privkey", "electrum", "wallet"),
+        validate=lambda m: _has_digit_and_letter(m.group(0)) and _mixed_case(m),
+    ),
+    _Rule(
         "url-password",
         _lazy(r"://(?P<user>[^\s:/@?#\"'<>\[\]]*):(?P<v>[^\s/@?#\"'<>]+)@(?=[A-Za-z0-9\[])"),
         ("://",),
@@ -798,6 +853,68 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
         validate=lambda m: not (set(m.group("v").lower().split()) & _SENTENCE_WORDS),
     ),
     _Rule(
+        "national-id",
+        # A person's identity or tax number named as such (UK NI, Canada SIN, Aadhaar, PAN, CPF, Steuer-ID,
+        # passport): the words, then the number.
+        _lazy(
+            r"(?:ni number|national insurance(?: number)?|\bsin\b|aadhaar|"
+            r"\bpan\b(?: card)?(?: number)?|\bcpf\b|"
+            r"steuer-?id|steueridentifikationsnummer|tax id|passport(?: number| no\.?)?)"
+            r"[^\n0-9]{0,20}?(?P<v>(?=[A-Z0-9 .-]*[0-9][A-Z0-9 .-]*[0-9])[A-Z0-9][A-Z0-9 .-]{6,18}[A-Z0-9])"
+            r"(?![A-Za-z0-9])",
+            re.I,
+        ),
+        ("ni number", "national insurance", "sin", "aadhaar", "pan", "cpf", "steuer", "tax id", "passport"),
+        group="v",
+        validate=lambda m: sum(c.isdigit() for c in m.group("v")) >= 6,
+    ),
+    _Rule(
+        "pin",
+        # A code to a door, an alarm or a safe, a voicemail or a guard prompt.
+        _lazy(
+            r"(?:door|gate|alarm(?: panel)?|panel|safe|garage|lock|guard|access|entry|voicemail|keypad)"
+            r"[ \t]+(?:code|combination|pin)[^\n]{0,12}?(?:\bis\b|[:=]|[ \t])[ \t]*"
+            r"(?P<v>[A-Z0-9][A-Z0-9#*-]{3,11})(?![A-Za-z0-9])",
+            re.I,
+        ),
+        (
+            "door",
+            "gate",
+            "alarm",
+            "panel",
+            "safe",
+            "garage",
+            "lock",
+            "guard",
+            "access",
+            "entry",
+            "voicemail",
+            "keypad",
+        ),
+        group="v",
+        validate=lambda m: any(c.isdigit() for c in m.group("v")),
+    ),
+    _Rule(
+        "password",
+        # A WordPress application password: six groups of four.
+        _lazy(
+            r"application password[^\n]{0,40}?(?P<v>[A-Za-z0-9]{4}(?: [A-Za-z0-9]{4}){5})(?![A-Za-z0-9])",
+            re.I,
+        ),
+        ("application password",),
+        group="v",
+    ),
+    _Rule(
+        "bank-account",
+        _lazy(
+            r"(?:routing|account|acct|aba)(?:[ /]+(?:and )?(?:account|number|no\.?|#))*[ \t:]*"
+            r"(?P<v>[0-9]{9}(?:[ \t]*/[ \t]*[0-9]{6,17})?)(?![0-9])",
+            re.I,
+        ),
+        ("routing", "aba"),
+        group="v",
+    ),
+    _Rule(
         "password",
         # `pw: Xk9!…`, `pwd = …`: the short names people type.
         _lazy(r"pw" + _lb(2, "A-Za-z") + r"d?[ \t]*[:=][ \t]*[\"'`]?(?P<v>[^\s\"'`,;)]{6,128})", re.I),
@@ -828,11 +945,13 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
         "recovery-key",
         # A wallet's seed words (BIP39): twelve to twenty-four words after the name.
         _lazy(
-            r"(?:mnemonic|seed[ _-]?phrase|recovery[ _-]?phrase|seed words)[^\n]{0,20}?(?:[:=]|\bis\b)[ \t]*"
+            r"(?:mnemonic|seed[ _-]?phrase|recovery[ _-]?phrase|seed words|(?:12|15|18|21|24) words)"
+            r"[^\n]{0,40}?"
+            r"(?:[:=]|\bis\b)[ \t\n]*"
             r"[\"'`]?(?P<v>[a-z]+(?: [a-z]+){11,23})",
             re.I,
         ),
-        ("mnemonic", "seed phrase", "seed_phrase", "seed-phrase", "recovery phrase", "seed words"),
+        ("mnemonic", "seed phrase", "seed_phrase", "seed-phrase", "recovery phrase", "seed words", " words"),
         group="v",
     ),
     _Rule(

@@ -469,7 +469,24 @@ CASES: list[tuple[str, str, str]] = [
         "post to https://acme.webhook.office.com/webhookb2/" + "0f3c9a1e-7b2d-4c8e-9a6f-1d2e3f4a5b6c" + " ok",
         "0f3c9a1e-7b2d-4c8e-9a6f-1d2e3f4a5b6c",
     ),
-]
+    # The fourth tuning corpus.
+    ("unleash-token", "token is *:production." + "3c" * 32 + " ok", "*:production." + "3c" * 32),
+    ("configcat-key", "k configcat-sdk-1/" + "Ab3dE5fG7hJ9kL2mN4pQ6r/" + "Zx8cV6bN4mL2kJ0hG8fD6s" + " ok",
+     "configcat-sdk-1/" + "Ab3dE5fG7hJ9kL2mN4pQ6r/" + "Zx8cV6bN4mL2kJ0hG8fD6s"),
+    ("mapbox-token", "token sk.eyJ" + "1IjoiYWNtZSIsImEiOiJjbDdh" + "." + "Zm9vYmFyYmF6cXV4cXV1eA" + " ok",
+     "sk.eyJ" + "1IjoiYWNtZSIsImEiOiJjbDdh" + "." + "Zm9vYmFyYmF6cXV4cXV1eA"),
+    ("telnyx-key", "bearer KEY" + "0A1B2C3D4E5F6A7B8C9D0E1F2A3B4C5D" + "_" + "Xy7zQ2wE4rT6yU8iO0pA3s" + " x",
+     "KEY" + "0A1B2C3D4E5F6A7B8C9D0E1F2A3B4C5D" + "_" + "Xy7zQ2wE4rT6yU8iO0pA3s"),
+    ("riot-key", "today's RGAPI-" + "0f3c9a1e-7b2d-4c8e-9a6f-1d2e3f4a5b6c",
+     "RGAPI-" + "0f3c9a1e-7b2d-4c8e-9a6f-1d2e3f4a5b6c"),
+    ("readme-key", "--key=rdme_" + "x7" * 35 + " --id=1", "rdme_" + "x7" * 35),
+    ("bitcoin-private-key", "WIF: " + "L1aW4aubDFB7yfras2S1mN3bqg9nwySY8nkoLmJebSLD5BWv3ENZ" + " ok",
+     "L1aW4aubDFB7yfras2S1mN3bqg9nwySY8nkoLmJebSLD5BWv3ENZ"),
+    ("roblox-cookie", ".ROBLOSECURITY=_|WARNING:-DO-NOT-SHARE-THIS." + "--x|" + "A1B2C3D4E5F6A7B8C9D0",
+     "_|WARNING:-DO-NOT-SHARE-THIS." + "--x|" + "A1B2C3D4E5F6A7B8C9D0"),
+    ("national-id", "my aadhaar 4821 7730 9912 is in the form", "4821 7730 9912"),
+    ("bank-account", "ACH routing/account 061000052 / 483920175566 for the test", "061000052 / 483920175566"),
+]  # fmt: skip
 
 
 def rebuild(text: str, redactions: tuple[Redaction, ...]) -> str:

@@ -13,10 +13,9 @@ import os
 import re
 import stat
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
-
-from markdown_it import MarkdownIt
 
 from dream.entry_line import is_entry_line, parse_entry_line
 from dream.fsio import NOT_REGULAR, NotRegularFileError, read_regular
@@ -26,9 +25,16 @@ from dream.statement import Statement, analyse
 from dream.topics import CONTINUED, INDEX, NATIVE_TYPES, TOPIC_TYPE
 
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+
+
 # Only the block structure matters (which lines are list items, quotes, code): inline parsing
 # would cost most of the time on a memory of thousands of entries and change nothing here.
-_md = MarkdownIt("commonmark").disable(["inline", "text_join"])
+@lru_cache(maxsize=1)
+def _parser() -> Any:
+    # Loaded the first time a file is not plain (most runs never need it: 14 ms of imports).
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").disable(["inline", "text_join"])
 
 
 @dataclass(eq=False)  # identity: the same words in two files are two entries
@@ -141,11 +147,34 @@ def _split_lines(text: str) -> tuple[list[str], str, bool]:
     return lines, newline, trailing
 
 
+_FLAT_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):[ \t]+(\S.*?)[ \t]*")
+# What YAML reads as something other than a plain string (a number, a date, a boolean, null…), or
+# where its syntax begins (quotes, flow collections, anchors, tags, block scalars, comments).
+_YAML_SPECIAL = re.compile(r"[-?:,\[\]{}#&*!|>'\"%@`]|[0-9+.~]|(?i:true|false|yes|no|on|off|null|y|n)$")
+
+
+def _flat_frontmatter(block: str) -> dict[str, Any] | None:
+    """`key: value` lines of plain words, read without YAML (whose import is most of a warm run's
+    load); None for anything else, which YAML reads."""
+    data: dict[str, Any] = {}
+    for line in block.replace("\r\n", "\n").split("\n"):
+        if not line.strip():
+            continue
+        m = _FLAT_LINE.fullmatch(line)
+        if m is None or _YAML_SPECIAL.match(m.group(2)) or ": " in m.group(2) or " #" in m.group(2):
+            return None
+        data[m.group(1)] = m.group(2)
+    return data
+
+
 def _frontmatter(text: str) -> tuple[dict[str, Any], int] | None:
     """The YAML frontmatter and the number of lines it takes; None when it is broken."""
     match = _FRONTMATTER.match(text)
     if not match:
         return {}, 0
+    simple = _flat_frontmatter(match.group(1) or "")
+    if simple is not None:
+        return simple, match.group(0).count("\n")
     import frontmatter
 
     try:
@@ -161,7 +190,9 @@ def _frontmatter(text: str) -> tuple[dict[str, Any], int] | None:
 # 50,000-entry load); anything else (code, quotes, HTML, nesting, indentation) takes markdown-it.
 _PLAIN_ITEM = re.compile(r"- (?![-*+>#<~ \t]|`{3}|[0-9]+[.)](?: |$))\S")
 _PLAIN_HEADING = re.compile(r"#{1,6}(?: |$)")
-_PLAIN_PROSE = re.compile(r"[^\W\d_]")
+# A paragraph line: a letter, bold (`**Why:**`), a link, inline code, or a table row (plain text to
+# CommonMark, which has no tables).
+_PLAIN_PROSE = re.compile(r"[^\W\d_]|\*\*[^*\s]|\[|`(?!``)|\|")
 
 
 def _plain_items(lines: list[str], start: int) -> list[tuple[int, int]] | None:
@@ -197,7 +228,7 @@ def _top_level_items(lines: list[str], start: int) -> list[tuple[int, int]]:
 
 def _parsed_items(lines: list[str], start: int) -> list[tuple[int, int]]:
     body = "\n".join(lines[start:])
-    tokens = _md.parse(body)
+    tokens = _parser().parse(body)
     ranges: list[tuple[int, int]] = []
     depth = 0  # nesting of lists and quotes
     for token in tokens:

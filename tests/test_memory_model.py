@@ -486,6 +486,14 @@ _SHAPES = [
     "",
     "   ",
     "\ttabbed",
+    "**Why:** the lockfile is pnpm's",
+    "[a link](x.md) and text",
+    "`code` first",
+    "``` fenced",
+    "| File | Summary |",
+    "|---|---|",
+    "***",
+    "* * *",
 ]
 
 
@@ -508,7 +516,19 @@ def test_the_plain_line_parser_agrees_with_markdown_it_wherever_it_answers(seed:
 
     rng = random.Random(seed)
     # Half the files from the plain shapes and their near misses, so the fast parser answers often.
-    plainish = [*_SHAPES[:4], "# Heading", "## Sub heading", "Plain prose line.", "prose right after", "", ""]
+    plainish = [
+        *_SHAPES[:4],
+        "# Heading",
+        "## Sub heading",
+        "Plain prose line.",
+        "prose right after",
+        "",
+        "",
+        "**Why:** the lockfile is pnpm's",
+        "| File | Summary |",
+        "|---|---|",
+        "[a link](x.md) and text",
+    ]
     if seed % 3 == 1:  # blocks of a plain file: headings, items, prose after a blank
         lines = []
         for _ in range(rng.randint(1, 8)):
@@ -541,3 +561,31 @@ def test_the_plain_parser_answers_for_the_files_dream_writes() -> None:
     lines = ["# Preferences", "", "- Use pnpm. (2026-11-01)", "- Never commit to main. (2026-11-02)", ""]
     assert _plain_items(lines, 0) == [(2, 3), (3, 4)]
     assert _plain_items(["- a", "continued prose"], 0) is None  # a lazy continuation: markdown-it's
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "name: Use pnpm\ndescription: The repo's package manager is pnpm\ntype: feedback\n",
+        "name: 2026-11-01\ntype: project\n",
+        "name: yes\n",
+        "name: 42\n",
+        'description: "quoted: value"\n',
+        "metadata:\n  type: user\n",
+        "name: a # comment\n",
+        "name: Ship it: now\n",
+        "name: ~\n",
+        "name: plain words, with a comma\ntype: reference\n",
+        "tags: [a, b]\n",
+        "name: -dash\n",
+        "name: Café au lait\n",
+    ],
+)
+def test_flat_frontmatter_is_read_as_yaml_reads_it_or_left_to_yaml(block: str) -> None:
+    import yaml
+
+    from dream.memory import _flat_frontmatter
+
+    flat = _flat_frontmatter(block)
+    if flat is not None:
+        assert flat == yaml.safe_load(block)

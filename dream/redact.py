@@ -531,7 +531,7 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
         "password",
         # `requirepass U3_g…`, `admin_password = …`, `psk="…"`, `storePassword '…'`: a config line.
         _lazy(
-            r"(?mi)^[ \t]*[\w.-]*(?:password|passwd|requirepass|masterauth|psk|storepass|keypass)"
+            r"(?mi)^[ \t]*[\w.-]{0,40}?(?:password|passwd|requirepass|masterauth|psk|storepass|keypass)"
             r"[ \t]*(?:=|:|[ \t])[ \t]*[\"']?(?P<v>[^\s\"']{6,128})"
         ),
         (
@@ -548,30 +548,6 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
         ),
         group="v",
         validate=lambda m: not _is_placeholder(m.group("v")) and not _in_code(m.group("v")),
-    ),
-    _Rule(
-        "command-password",
-        # `jarsigner -storepass …`, `signtool /p …`, `xfreerdp /p:'…'`.
-        _lazy(
-            r"(?:^|[ \t])(?:-(?:storepass|keypass|srcstorepass|deststorepass)|/p(?=[: \t]))[ \t:=]*[\"']?"
-            r"(?P<v>[^\s\"']{4,128})",
-            re.I,
-        ),
-        ("-storepass", "-keypass", "storepass", "/p"),
-        group="v",
-        validate=lambda m: not _is_placeholder(m.group("v")) and not m.group("v").startswith(("/", "-")),
-    ),
-    _Rule(
-        "password",
-        # SQL (`IDENTIFIED BY '…'`, `WITH PASSWORD '…'`) and PowerShell (`ConvertTo-SecureString "…"`).
-        _lazy(
-            r"(?:identified by|with (?:encrypted )?password|password|convertto-securestring)[ \t]+"
-            r"[\"'](?P<v>[^\"'\n]{4,128})[\"']",
-            re.I,
-        ),
-        ("IDENTIFIED", "identified", "PASSWORD", "password", "SecureString", "securestring"),
-        group="v",
-        validate=lambda m: not _is_placeholder(m.group("v")),
     ),
     _Rule(
         "password",
@@ -804,9 +780,8 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
         _Rule(
             "password" if word not in ("pin", "pin code", "passcode") else "pin",
             _lazy(
-                re.escape(word)
-                + _lb(len(word), "A-Za-z")
-                + r"(?:[ \t]+(?:for|of|to|on)[ \t]+[^\s]{1,40})?[ \t]+(?:is|was|are)[ \t]*:?[ \t]+"
+                re.escape(word) + _lb(len(word), "A-Za-z") + r"(?:[ \t]+(?:for|of|to|on)[ \t]+[^\s]{1,40})?"
+                r"[ \t]+(?:is|was|are|(?:is |was )?set to)[ \t]*:?[ \t]+"
                 r"[\"'`]?(?P<v>[^\s\"'`]*[^\s\"'`.,;:!?)])",
                 re.I,
             ),
@@ -826,6 +801,8 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
             "access token",
             "recovery codes",
             "recovery code",
+            "pw",
+            "vncpasswd",
         )
     ),
     _Rule(
@@ -852,6 +829,42 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
         group="v",
         validate=lambda m: not (set(m.group("v").lower().split()) & _SENTENCE_WORDS),
     ),
+    # Found where their first word is (so matched at it, not tried at every position of the text).
+    _Rule(
+        "command-password",
+        # `jarsigner -storepass …`, `signtool /p …`, `xfreerdp /p:'…'`.
+        _lazy(
+            r"(?:-(?:storepass|keypass|srcstorepass|deststorepass)|/p(?=[: \t]))[ \t:=]*[\"']?"
+            r"(?P<v>[^\s\"']{4,128})",
+            re.I,
+        ),
+        ("-storepass", "-keypass", "-srcstorepass", "-deststorepass", "/p:", "/p "),
+        group="v",
+        validate=lambda m: (
+            not _is_placeholder(m.group("v"))
+            and not m.group("v").startswith(("/", "-"))
+            and (m.start() == 0 or m.string[m.start() - 1].isspace())
+        ),
+    ),
+    _Rule(
+        "password",
+        # SQL (`IDENTIFIED BY '…'`, `WITH PASSWORD '…'`) and PowerShell (`ConvertTo-SecureString "…"`).
+        _lazy(
+            r"(?:identified by|with (?:encrypted )?password|password|convertto-securestring)[ \t]+"
+            r"[\"'](?P<v>[^\"'\n]{4,128})[\"']",
+            re.I,
+        ),
+        (
+            "identified by",
+            "with password",
+            "with encrypted password",
+            "password '",
+            'password "',
+            "convertto-securestring",
+        ),
+        group="v",
+        validate=lambda m: not _is_placeholder(m.group("v")),
+    ),
     _Rule(
         "national-id",
         # A person's identity or tax number named as such (UK NI, Canada SIN, Aadhaar, PAN, CPF, Steuer-ID,
@@ -864,7 +877,20 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
             r"(?![A-Za-z0-9])",
             re.I,
         ),
-        ("ni number", "national insurance", "sin", "aadhaar", "pan", "cpf", "steuer", "tax id", "passport"),
+        # Each a word of its own: `sin` and `pan` sit inside thousands of ordinary words.
+        (
+            "ni number",
+            "national insurance",
+            "sin ",
+            "sin:",
+            "aadhaar",
+            "pan ",
+            "pan:",
+            "cpf",
+            "steuer",
+            "tax id",
+            "passport",
+        ),
         group="v",
         validate=lambda m: sum(c.isdigit() for c in m.group("v")) >= 6,
     ),
@@ -873,21 +899,26 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
         # A code to a door, an alarm or a safe, a voicemail or a guard prompt.
         _lazy(
             r"(?:door|gate|alarm(?: panel)?|panel|safe|garage|lock|guard|access|entry|voicemail|keypad)"
-            r"[ \t]+(?:code|combination|pin)[^\n]{0,12}?(?:\bis\b|[:=]|[ \t])[ \t]*"
+            r"[ ,\t]+(?:code|combination|pin)[^\n]{0,12}?(?:\bis\b|[:=]|[ \t])[ \t]*"
             r"(?P<v>[A-Z0-9][A-Z0-9#*-]{3,11})(?![A-Za-z0-9])",
             re.I,
         ),
+        # The whole phrase: `access`, `lock` and `entry` alone are everywhere.
         (
-            "door",
-            "gate",
-            "alarm",
-            "panel",
-            "safe",
-            "garage",
-            "lock",
-            "guard",
-            "access",
-            "entry",
+            "door code",
+            "door pin",
+            "gate code",
+            "alarm code",
+            "alarm panel",
+            "panel code",
+            "safe code",
+            "safe combination",
+            "safe, combination",
+            "garage code",
+            "lock code",
+            "guard code",
+            "access code",
+            "entry code",
             "voicemail",
             "keypad",
         ),
@@ -951,7 +982,19 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
             r"[\"'`]?(?P<v>[a-z]+(?: [a-z]+){11,23})",
             re.I,
         ),
-        ("mnemonic", "seed phrase", "seed_phrase", "seed-phrase", "recovery phrase", "seed words", " words"),
+        (
+            "mnemonic",
+            "seed phrase",
+            "seed_phrase",
+            "seed-phrase",
+            "recovery phrase",
+            "seed words",
+            "12 words",
+            "15 words",
+            "18 words",
+            "21 words",
+            "24 words",
+        ),
         group="v",
     ),
     _Rule(
@@ -1430,9 +1473,15 @@ def _scan_unicode(text: str, priority: int) -> Iterator[_Candidate]:
 # A value that looks random, said right after a word for a credential in the same clause ("the SSO
 # session token is IQoJb3…", "unseal key 1 of 5: SZiB1…", "sudo pw on the build VM = Gr@nite-…").
 _CREDENTIAL_WORDS = (b"key", b"token", b"secret", b"password", b"passphrase", b" pw", b"login", b"credential",
-                     b"auth", b"pin ", b"certificate", b"creds", b" pass ")  # fmt: skip
-_STRONG_WORDS = (b"password", b"passphrase", b"login", b" pw")
-_CONTEXT_VALUE = re.compile(r"(?<![A-Za-z0-9+/=_.~!@#$%^&*:-])[A-Za-z0-9][A-Za-z0-9+/=_.~!@#$%^&*:-]{11,255}")
+                     b"auth", b"pin ", b"certificate", b"creds", b" pass ", b" pat:", b" pat ")  # fmt: skip
+_STRONG_WORDS = (b"password", b"passphrase", b"login", b" pw", b" pass ")
+_CONTEXT_VALUE = re.compile(
+    r"(?<![A-Za-z0-9+/=_.~!@#$%^&*:-])[A-Za-z0-9_][A-Za-z0-9+/=_.~!@#$%^&*:-]{11,255}"
+)
+# Right after a password word (`password B4s1l13-`, `pass: x7Kp2m9q`): a shorter value counts too.
+_NEAR_VALUE = re.compile(
+    r"[ \t:=\"'`]{1,3}([A-Za-z0-9_][A-Za-z0-9+/=_.~!@#$%^&*:-]{7,10})(?![A-Za-z0-9+/=_.~!@#$%^&*:-])"
+)
 _EMAIL_OR_HOST = re.compile(r"[^@\s]*@[A-Za-z0-9-]+\.[A-Za-z]{2,}\S*")
 _LINE_END = re.compile(r"\n")
 _CLAUSE_END = re.compile(r"[.;!?](?:\s|$)|\n")
@@ -1447,13 +1496,18 @@ def _entropy(value: str) -> float:
     return -sum(n / len(value) * log2(n / len(value)) for n in counts.values())
 
 
-def _random_looking(value: str, strong: bool = False) -> bool:
+def _random_looking(value: str, strong: bool = False, near: bool = False) -> bool:
     """`strong`: said right after `password`, `passphrase`, `login`, `pw`: a shorter or word-built
-    value counts too (`m4rina.w4ves!`, `Blue-Harbor-Lantern-63`)."""
+    value counts too (`m4rina.w4ves!`, `Blue-Harbor-Lantern-63`); `near`: the value follows the word
+    at once, and eight characters are enough."""
     v = value.rstrip(".,:;!?)")
     joined = [part for part in re.split(r"[_=]+", v) if part]
     if len(joined) >= 2 and all(re.fullmatch(r"[A-Za-z]+[0-9]{0,3}|[0-9]{1,4}", part) for part in joined):
         return False  # `force_zip64=False`, `max_retry_count`: code, not a value
+    if near and 8 <= len(v) < 12 and _has_digit_and_letter(v) and not _is_placeholder(v):
+        return "://" not in v and not v.startswith(("/", "./", "~", "$")) and not _EMAIL_OR_HOST.fullmatch(v)
+    if len(v) < 12:
+        return False
     plain = "://" not in v and not v.startswith(("/", "./", "~", "$")) and not _is_placeholder(v)
     if strong and plain and len(v) >= 12 and _has_digit_and_letter(v) and not _EMAIL_OR_HOST.fullmatch(v):
         return True
@@ -1470,7 +1524,7 @@ def _random_looking(value: str, strong: bool = False) -> bool:
         return False  # words joined like an identifier (`is_authenticated=False`, `Proxy-Authorization`)
     classes = sum(bool(re.search(p, v)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]", r"[^A-Za-z0-9]"))
     entropy = _entropy(v)
-    if len(v) >= 20 and re.fullmatch(r"[a-z0-9]+|[A-Z0-9]+", v) and entropy >= 3.8:
+    if len(v) >= 20 and re.fullmatch(r"[a-z0-9]+|[A-Z0-9]+", v) and entropy >= (3.6 if len(v) >= 24 else 3.8):
         # One case and digits (`34bnizgj88ge3yngjfhfum5tugg2ys`), as many providers issue them.
         digits = sum(c.isdigit() for c in v) / len(v)
         return 0.15 <= digits <= 0.85
@@ -1492,6 +1546,15 @@ def _scan_credential_context(text: str, folded: bytes) -> Iterator[_Candidate]:
             # commit -S; it's Blue-Harbor-Lantern-63"): only a line ends its clause.
             clause = (_LINE_END if strong else _CLAUSE_END).search(text, i + len(word), window_end)
             stop = clause.start() if clause else min(window_end, len(text))
+            if clause and text[i + len(word) : clause.start()].rstrip().endswith(":"):
+                # "access token (long one):" with the value on the line below.
+                below = text.find("\n", clause.end())
+                stop = below if below != -1 else len(text)
+            if strong:
+                short = _NEAR_VALUE.match(text, i + len(word), stop)
+                if short and short.start(1) not in seen and _random_looking(short.group(1), strong, True):
+                    seen.add(short.start(1))
+                    yield short.start(1), short.end(1), "credential", _GENERIC + 2
             for m in _CONTEXT_VALUE.finditer(text, i + len(word), stop):
                 if m.start() not in seen and _random_looking(m.group(0), strong):
                     seen.add(m.start())

@@ -23,12 +23,13 @@ DATA = ROOT / "tests" / "data" / "redteam"
 HELDOUT = ROOT / "tests" / "data" / "redteam-heldout"  # a second labeller's set, never tuned on
 # Later tuning sets, each by a labeller who never saw the code: dev2 (secrets and control text),
 # dev3 (control text only, written for the forms a phrase list misses), dev4 (secrets only, formats and
-# places the first two did not have).
+# places the first two did not have), dev5 (control text only: harmful standing rules in calm words).
 SETS = {
     "dev": DATA,
     "dev2": ROOT / "tests" / "data" / "redteam-dev2",
     "dev3": ROOT / "tests" / "data" / "redteam-dev3",
     "dev4": ROOT / "tests" / "data" / "redteam-dev4",
+    "dev5": ROOT / "tests" / "data" / "redteam-dev5",
     "heldout": HELDOUT,
 }
 

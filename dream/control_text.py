@@ -466,7 +466,8 @@ _RISKY = re.compile(
     r"|github))\b"
 )
 _PERMISSIVE = re.compile(
-    r"(?<![a-z])\b(?:always|just|feel free|you may|you can|you're allowed|you are allowed|you're cleared|cleared to|"
+    r"(?<![a-z])\b(?:always|just|feel free|you may|you can|you're allowed|you are allowed|you're cleared|"
+    r"cleared to|"
     r"standing permission|(?:it'?s|is|are) (?:fine|ok|okay|acceptable)|no need|don'?t bother|default to|"
     r"prefer|convention|house (?:rule|style)|standard(?: practice| for)?|rule of thumb|norm\b|we always|"
     r"whenever|go ahead|treat|counts?|consider|same (?:weight|priority)|equivalent|overrides?|"

@@ -956,6 +956,34 @@ def _mixed_script(text: str) -> bool:
     return False
 
 
+def pieces_need_no_look(text: str) -> bool:
+    """Whether no piece of `text` can hold control text (see `neutralise_piece`): nothing is found
+    in the whole, and nothing risky either (`_weakens_safety` is the one check a shorter sentence
+    could newly pass: a "never" left out of a piece)."""
+    return not neutralise(text)[1] and not _RISKY.search(skeleton(text))
+
+
+# The words a check anchors at a line's start (speakers, vocatives, headings, imports): a piece cut
+# from the middle of a line that starts with one is looked at on its own.
+_LINE_START_WORD = re.compile(
+    r"\s*(?:#|\[|\(|@|//|--|<!--|system|human|assistant|user\b|ai\b|llm|language model|claude|copilot|"
+    r"chatgpt|gpt|gemini|coding|review|triage|automated)",
+    re.I,
+)
+
+
+def neutralise_piece(piece: str, whole: str, whole_is_clean: bool) -> tuple[str, tuple[str, ...]]:
+    """`neutralise(piece)` for a piece of `whole`, without the look when `whole_is_clean`
+    (`pieces_need_no_look`) settles it: a plain-ASCII piece of such a text holds no control text
+    either (every check looks for what a text contains, anywhere in it), unless it begins where the
+    whole has no line start with a word a line-start check anchors at."""
+    if whole_is_clean and piece.isascii():
+        at = whole.find(piece)
+        if at != -1 and (at == 0 or whole[at - 1] == "\n" or not _LINE_START_WORD.match(piece)):
+            return " ".join(piece.split()), ()
+    return neutralise(piece)
+
+
 def neutralise(text: str) -> tuple[str, tuple[str, ...]]:
     """Text that is safe to write into memory, and why it had to change (empty when it did not)."""
     reasons: list[str] = []

@@ -1405,8 +1405,33 @@ ALL_KINDS: frozenset[str] = frozenset(
 )
 _MARKER = re.compile(re.escape(REDACTION_MARKER_PREFIX) + "(?:" + "|".join(sorted(ALL_KINDS)) + r")\]")
 _MARKER_NEEDLE = REDACTION_MARKER_PREFIX.encode()
+
+
+def _opened(haystack: bytes, owners: tuple[tuple[bytes, tuple[int, ...]], ...]) -> set[int]:
+    """The rules (by index) one of whose needles is in `haystack`: each needle looked for once."""
+    found: set[int] = set()
+    for needle, rules in owners:
+        if needle in haystack:
+            found.update(rules)
+    return found
+
+
+def _owners(needle_sets: tuple[tuple[bytes, ...], ...]) -> tuple[tuple[bytes, tuple[int, ...]], ...]:
+    index: dict[bytes, list[int]] = {}
+    for n, needles in enumerate(needle_sets):
+        for needle in needles:
+            index.setdefault(needle, []).append(n)
+    return tuple((needle, tuple(rules)) for needle, rules in index.items())
+
+
 _CONTEXT_NEEDLES = tuple(tuple(n.encode() for n in rule.needles) for rule in _CONTEXT_RULES)
 _FOLDED_NEEDLES = tuple(tuple(n.encode() for n in rule.needles) for rule in _FOLDED_RULES)
+# Every rule's needles, lower-cased, in one table: each looked for once in the lower-cased text (a
+# context rule's own case is then its regex's to check). Indexes past the context rules are folded.
+_ALL_OWNERS = _owners(
+    tuple(tuple(n.lower() for n in needles) for needles in _CONTEXT_NEEDLES)
+    + tuple(needles for needles in _FOLDED_NEEDLES)
+)
 
 _Candidate = tuple[int, int, str, int]  # start, end, kind, priority (lower is more specific)
 _GENERIC = 1000  # priority of assignments: any named provider wins a tie
@@ -1421,17 +1446,22 @@ def _span(rule: _Rule, m: re.Match[str]) -> tuple[int, int] | None:
 def _raw_candidates(text: str, ascii_text: bytes) -> Iterator[_Candidate]:
     # Priorities break ties between equal spans: a named provider, then a context rule, then a key name.
     priority = len(_TOKEN_RULES)
-    for rule, needles in zip(_CONTEXT_RULES, _CONTEXT_NEEDLES, strict=True):
+    folded = ascii_text.lower()  # ASCII-only case folding, so offsets still line up with the text
+    opened = _opened(folded, _ALL_OWNERS)
+    context = opened
+    for n, rule in enumerate(_CONTEXT_RULES):
         priority += 1
         # A variable named for a secret is the least specific rule: an assignment's kind wins a tie.
         rank = _GENERIC + 1 if rule.kind == "secret-variable" else priority
-        if any(needle in ascii_text for needle in needles):
+        if n in context:
             for m in rule.regex.finditer(text):
                 span = _span(rule, m)
                 if span is not None:
                     yield span[0], span[1], rule.kind, rank
     runs, origins, joined_at = _long_runs(text, ascii_text)
-    for priority, rule in enumerate(_TOKEN_RULES):
+    # Most messages have no run of token characters long enough to be a token: then no token rule
+    # is tried at all (a hundred empty searches cost a short message most of its redaction).
+    for priority, rule in enumerate(_TOKEN_RULES if runs else ()):
         if not rule.needles or any(needle in runs for needle in rule.needles):
             for m in rule.regex.finditer(runs):
                 span = _span(rule, m)
@@ -1439,10 +1469,23 @@ def _raw_candidates(text: str, ascii_text: bytes) -> Iterator[_Candidate]:
                     k = bisect_right(joined_at, span[0]) - 1
                     shift = origins[k] - joined_at[k]
                     yield span[0] + shift, span[1] + shift, rule.kind, priority
-    folded = ascii_text.lower()  # ASCII-only case folding, so offsets still line up with the text
     priority = len(_TOKEN_RULES) + len(_CONTEXT_RULES)
-    for rule, needles in zip(_FOLDED_RULES, _FOLDED_NEEDLES, strict=True):
+    yield from _scan_folded(text, folded, priority, {n - len(_CONTEXT_RULES) for n in opened})
+    priority += len(_FOLDED_RULES)
+    for start, end, kind in _scan_assignments(text, folded):
+        yield start, end, kind, _GENERIC
+    yield from _scan_numbers(text)
+    yield from _scan_credential_context(text, folded)
+    if not text.isascii():
+        yield from _scan_unicode(text, priority + 1)
+
+
+def _scan_folded(text: str, folded: bytes, priority: int, present: set[int]) -> Iterator[_Candidate]:
+    """The rules matched at each place one of their needles is, in the lower-cased text."""
+    for n, (rule, needles) in enumerate(zip(_FOLDED_RULES, _FOLDED_NEEDLES, strict=True)):
         priority += 1
+        if n not in present:
+            continue
         for needle in needles:
             i = folded.find(needle)
             while i != -1:
@@ -1451,12 +1494,6 @@ def _raw_candidates(text: str, ascii_text: bytes) -> Iterator[_Candidate]:
                 if span is not None:
                     yield span[0], span[1], rule.kind, priority
                 i = folded.find(needle, i + 1)
-    for start, end, kind in _scan_assignments(text, folded):
-        yield start, end, kind, _GENERIC
-    yield from _scan_numbers(text)
-    yield from _scan_credential_context(text, folded)
-    if not text.isascii():
-        yield from _scan_unicode(text, priority + 1)
 
 
 def _scan_unicode(text: str, priority: int) -> Iterator[_Candidate]:

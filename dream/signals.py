@@ -228,7 +228,7 @@ def read_message(
 ) -> tuple[list[Signal], float]:
     """The message's signals, and the model's best reading of any of its pieces (what makes it a
     candidate for the agent pass even when no piece passed the threshold)."""
-    from dream.control_text import neutralise
+    from dream.control_text import neutralise_piece, pieces_need_no_look
     from dream.model import load_model
     from dream.redact import redact
     from dream.rules import message_rules, split_pieces
@@ -243,6 +243,7 @@ def read_message(
     is_rule = [s.probability >= threshold for s in scored]
     best_probability = max((s.probability for s in scored), default=0.0)
     signals = []
+    clean: bool | None = None  # the whole message holds no control text (looked at once, if needed)
     for rule in message_rules(pieces, is_rule, message.agent_before):
         members = [i for i in rule.pieces if is_rule[i]]
         best = scored[max(members, key=lambda i: scored[i].probability)]
@@ -254,9 +255,11 @@ def read_message(
         # can put a key name beside its value) is new text to redact. Its quote is the message's.
         redacted = text if text in text_in else redact(text).text
         kinds = set(_MARKER_KIND.findall(redacted))
-        safe_text, unsafe = neutralise(redacted)
         quote = rule.quote if rule.quote in text_in else redact(rule.quote).text
-        safe_quote, quote_unsafe = neutralise(quote)
+        if clean is None:
+            clean = pieces_need_no_look(text_in)
+        safe_text, unsafe = neutralise_piece(redacted, text_in, clean)
+        safe_quote, quote_unsafe = neutralise_piece(quote, text_in, clean)
         # The rewrite must never be what hides control text: the person's words decide too.
         unsafe = tuple(sorted(set(unsafe) | set(quote_unsafe)))
         if len(_MARKER_KIND.sub("", safe_text).strip(" .,:;-")) < 3:

@@ -190,3 +190,22 @@ def test_control_text_false_positives_on_ordinary_lines(report: Callable[[str], 
     report(f"control text on {len(lines)} ordinary lines: {dict(reasons)}")
     assert len(lines) > 50_000
     assert intents / len(lines) < 0.0001, reasons
+
+
+@pytest.mark.parametrize("folder", ["redteam", "redteam-dev2", "redteam-dev3", "redteam-dev5"])
+def test_a_message_said_clean_has_no_piece_with_control_text(folder: str) -> None:
+    """signals.py skips the check on the pieces of a message `pieces_need_no_look` clears: that is
+    only sound if no piece of such a message (a sentence, a clause) holds what the check finds."""
+    import re
+
+    from dream.control_text import neutralise_piece, pieces_need_no_look
+
+    wrong = []
+    for row in _corpus(folder):
+        text = "Thanks, that works. " + row["text"] + " Also please keep the tests green."
+        clean = pieces_need_no_look(text)
+        pieces = [p for p in re.split(r"(?<=[.;!?])\s+|\n|, ", text) if p.strip()]
+        for piece in pieces:
+            if neutralise(piece)[1] and not neutralise_piece(piece, text, clean)[1]:
+                wrong.append(piece[:80])
+    assert wrong == []

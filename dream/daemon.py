@@ -29,8 +29,6 @@ from datetime import datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from filelock import FileLock, Timeout
-
 from dream import defaults
 from dream.errors import ExitCode
 from dream.paths import Paths
@@ -74,6 +72,8 @@ def save_state(paths: Paths, state: ScheduleState) -> None:
 @contextlib.contextmanager
 def _held_or_not(paths: Paths, lock_file: Path) -> Iterator[bool]:
     """A lock taken without waiting: True while this process holds it, False when another does."""
+    from filelock import FileLock, Timeout
+
     from dream.fsio import make_dirs
 
     make_dirs(paths.state_dir, state_root=paths.claude_dir)

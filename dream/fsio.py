@@ -25,12 +25,14 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path, PurePosixPath
 from types import TracebackType
-
-from filelock import FileLock, Timeout
+from typing import TYPE_CHECKING
 
 from dream import defaults
 from dream.errors import BusyError, DreamError
 from dream.paths import MemoryPaths, memory_paths, snapshot_files_dir, temp_file
+
+if TYPE_CHECKING:
+    from filelock import BaseFileLock
 
 # Every temp file and folder dream creates starts with this, so a run killed at any moment leaves
 # only names that backups skip and a person can recognise.
@@ -629,7 +631,7 @@ class MemoryLock:
     def __init__(self, paths: MemoryPaths, timeout: float = defaults.LOCK_TIMEOUT_SECONDS) -> None:
         self.paths = paths
         self.timeout = timeout
-        self._lock: FileLock | None = None
+        self._lock: BaseFileLock | None = None
 
     @property
     def held(self) -> bool:
@@ -647,6 +649,9 @@ class MemoryLock:
             raise DreamError(
                 f"could not create the memory folder {self.paths.memory_dir}: {describe_os_error(exc)}."
             ) from exc
+        # Imported here: a dry run, `plan` and `status` never lock (filelock costs them 10 ms).
+        from filelock import FileLock, Timeout
+
         mode = _lock_file_mode(self.paths)
         if mode is None:
             lock = FileLock(str(self.paths.lock), timeout=self.timeout)

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from dream.memory import Memory
     from dream.packet import BatchRecord, Packet, PlanRecord
     from dream.plan import Plan
+    from dream.service import ServiceCommand
 
 
 def _load_memory(paths: Any, memory_type: str) -> Memory:
@@ -618,7 +619,9 @@ class Session:
 
     # -- the nightly schedule (issue 18) -------------------------------------------------------
 
-    def _schedule_status(self) -> ScheduleStatus:
+    def _schedule_status(self, service_kinds: list[str] | None = None) -> ScheduleStatus:
+        """`service_kinds`: the kinds installed when the caller knows them (None: looked up, which
+        reads the crontab)."""
         from dream.daemon import load_state, local_now
         from dream.paths import resolve_service_paths
         from dream.schedule import decide, local_zone, next_check, parse_at
@@ -636,7 +639,11 @@ class Session:
             next_window=ahead.isoformat(timespec="minutes") if ahead else None,
             due_now=decision.action == TickAction.RUN,
             next_check=next_check(now, decision).isoformat(timespec="minutes"),
-            service=[str(k) for k in installed_kinds(resolve_service_paths())],
+            service=(
+                service_kinds
+                if service_kinds is not None
+                else [str(k) for k in installed_kinds(resolve_service_paths())]
+            ),
         )
 
     def tick(
@@ -666,23 +673,24 @@ class Session:
             loop(reopen, on_tick, at_text=at, sleep=stop.wait, stop=stop.is_set)
         return ExitCode.OK
 
-    def service(self, command: str, kind: str | None = None, *, start: bool = True) -> ServiceResult:
+    def service(
+        self, command: ServiceCommand, kind: str | None = None, *, start: bool = True
+    ) -> ServiceResult:
         """`service install | uninstall | status`; `kind` None: this machine's (install), every
         kind found (uninstall)."""
         from dream import service
-        from dream.daemon import local_now, tick
         from dream.paths import resolve_service_paths
 
         where = resolve_service_paths()
         chosen = service.ServiceKind(kind) if kind else None
-        if command == "install":
+        if command == service.ServiceCommand.INSTALL:
             result = service.install(self.paths, where, chosen or service.detect_kind(), start=start)
-        elif command == "uninstall":
+        elif command == service.ServiceCommand.UNINSTALL:
             result = service.uninstall(self.paths, where, chosen, start=start)
         else:
             result = service.status(where)
-        preview = tick(self, local_now(), execute=False)
-        result.at, result.handled, result.next_window = preview.at, preview.handled, preview.next_window
+        # The command knows what is installed after it: the crontab is not read again.
+        result.schedule = self._schedule_status(result.installed)
         return result
 
     def restore(self, run_id: str | None = None) -> RestoreResult:

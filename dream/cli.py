@@ -370,8 +370,10 @@ def service_install(
     ctx: click.Context, /, kind: str | None = None, no_start: bool = False, **local: Any
 ) -> int:
     """Install the user service (it never turns the schedule on: DREAM_AT does)."""
+    from dream.service import ServiceCommand
+
     settings = _settings(ctx, local)
-    return _emit(_session(settings).service("install", kind, start=not no_start), settings)
+    return _emit(_session(settings).service(ServiceCommand.INSTALL, kind, start=not no_start), settings)
 
 
 @service.command("uninstall")
@@ -384,8 +386,10 @@ def service_uninstall(
     ctx: click.Context, /, kind: str | None = None, no_start: bool = False, **local: Any
 ) -> int:
     """Stop and remove the user service, leaving nothing of it."""
+    from dream.service import ServiceCommand
+
     settings = _settings(ctx, local)
-    return _emit(_session(settings).service("uninstall", kind, start=not no_start), settings)
+    return _emit(_session(settings).service(ServiceCommand.UNINSTALL, kind, start=not no_start), settings)
 
 
 @service.command("status")
@@ -394,5 +398,7 @@ def service_uninstall(
 @_run_guarded
 def service_status(ctx: click.Context, /, **local: Any) -> int:
     """Which service is installed, DREAM_AT, the last handled window and the next one."""
+    from dream.service import ServiceCommand
+
     settings = _settings(ctx, local)
-    return _emit(_session(settings).service("status"), settings)
+    return _emit(_session(settings).service(ServiceCommand.STATUS), settings)

@@ -25,7 +25,7 @@ import sys
 import time as _time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
-from datetime import datetime, timedelta, timezone, tzinfo
+from datetime import datetime, time, timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -115,14 +115,14 @@ def tick(
     now = now.astimezone(tz) if tz is not None else now.astimezone()
     paths = session.paths
     if not execute:
-        return _result(session, now, decide(now, at, load_state(paths), tz), at, tz, executed=False)
+        return _result(session, now, decide(now, at, load_state(paths), tz), at, executed=False)
     with _claim(paths) as mine:
         if not mine:
             decision = Decision(TickAction.WAIT, "another dream daemon is dispatching this window")
-            return _result(session, now, decision, at, tz, executed=False, exit_code=ExitCode.BUSY)
+            return _result(session, now, decision, at, executed=False, exit_code=ExitCode.BUSY)
         state = load_state(paths)  # read again under the lock: the other tick may have handled it
         decision = decide(now, at, state, tz)
-        result = _result(session, now, decision, at, tz, executed=True, state=state)
+        result = _result(session, now, decision, at, executed=True, state=state)
         if decision.action == TickAction.NO_SCHEDULE:
             if state.at is not None:
                 save_state(paths, replace(state, at=None))
@@ -154,8 +154,7 @@ def _result(
     session: Session,
     now: datetime,
     decision: Decision,
-    at: object,
-    tz: tzinfo | None,
+    at: time | None,
     *,
     executed: bool,
     state: ScheduleState | None = None,
@@ -173,7 +172,7 @@ def _result(
             why += f"; no project had a session in the last 24 hours: {done}, nothing run"
     return TickResult(
         now=now.isoformat(timespec="seconds"),
-        at=format_at(at) if at is not None else None,  # type: ignore[arg-type]
+        at=format_at(at),
         action=action,
         why=why,
         trigger=decision.trigger if action == TickAction.RUN else None,
@@ -193,8 +192,13 @@ def _run_one(session: Session, now: datetime, key: str, trigger: RunTrigger | No
     the schedule. The unattended consolidator is used when one is configured."""
     from dream.errors import DreamError
 
-    mine = replace(session, now=now, window_start=None, only_keys=frozenset({key}))
-    mine.trigger = trigger or RunTrigger.SCHEDULED
+    mine = replace(
+        session,
+        now=now,
+        window_start=None,
+        only_keys=frozenset({key}),
+        trigger=trigger or RunTrigger.SCHEDULED,
+    )
     try:
         outcome = mine.run()
     except DreamError as exc:

@@ -1429,8 +1429,7 @@ _FOLDED_NEEDLES = tuple(tuple(n.encode() for n in rule.needles) for rule in _FOL
 # Every rule's needles, lower-cased, in one table: each looked for once in the lower-cased text (a
 # context rule's own case is then its regex's to check). Indexes past the context rules are folded.
 _ALL_OWNERS = _owners(
-    tuple(tuple(n.lower() for n in needles) for needles in _CONTEXT_NEEDLES)
-    + tuple(needles for needles in _FOLDED_NEEDLES)
+    tuple(tuple(n.lower() for n in needles) for needles in _CONTEXT_NEEDLES) + _FOLDED_NEEDLES
 )
 
 _Candidate = tuple[int, int, str, int]  # start, end, kind, priority (lower is more specific)
@@ -1448,12 +1447,11 @@ def _raw_candidates(text: str, ascii_text: bytes) -> Iterator[_Candidate]:
     priority = len(_TOKEN_RULES)
     folded = ascii_text.lower()  # ASCII-only case folding, so offsets still line up with the text
     opened = _opened(folded, _ALL_OWNERS)
-    context = opened
     for n, rule in enumerate(_CONTEXT_RULES):
         priority += 1
         # A variable named for a secret is the least specific rule: an assignment's kind wins a tie.
         rank = _GENERIC + 1 if rule.kind == "secret-variable" else priority
-        if n in context:
+        if n in opened:
             for m in rule.regex.finditer(text):
                 span = _span(rule, m)
                 if span is not None:

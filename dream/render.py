@@ -19,6 +19,7 @@ from dream.results import (
     RejectResult,
     RestoreResult,
     ReviewResult,
+    ScheduleStatus,
     ServiceResult,
     SignalsResult,
     StatusResult,
@@ -164,7 +165,7 @@ def _(result: StatusResult, as_json: bool) -> Rendered:
         else "none (unattended runs are deterministic; /dream uses the session's agent)"
     )
     out.append(f"consolidator: {consolidator}")
-    out.append(_schedule_line(result))
+    out.append(_schedule_line(result.schedule))
     for project in result.projects:
         hours = project.hours_since_last_dream
         out.append(
@@ -179,8 +180,7 @@ def _(result: StatusResult, as_json: bool) -> Rendered:
     return Rendered("\n".join(out))
 
 
-def _schedule_line(result: StatusResult) -> str:
-    sched = result.schedule
+def _schedule_line(sched: ScheduleStatus | None) -> str:
     if sched is None or sched.at is None:
         service = f"; service installed: {', '.join(sched.service)}" if sched and sched.service else ""
         return f"schedule: off (set DREAM_AT=HH:MM to dream nightly){service}"
@@ -242,13 +242,7 @@ def _(result: ServiceResult, as_json: bool) -> Rendered:
     out += [f"  {f.state}: {f.path}" for f in result.files]
     out += [f"  ran: {command}" for command in result.ran]
     out += [f"  note: {note}" for note in result.notes]
-    if result.at is None:
-        out.append("schedule: off (DREAM_AT is not set)")
-    else:
-        out.append(
-            f"schedule: nightly at {result.at} local; last handled {result.handled or 'none'}; "
-            f"next window {result.next_window}"
-        )
+    out.append(_schedule_line(result.schedule))
     return Rendered("\n".join(out))
 
 

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from dream.orient import OrientReport
     from dream.packet import Packet
     from dream.schedule import RunTrigger, TickAction
-    from dream.service import ServiceKind
+    from dream.service import ServiceCommand, ServiceKind
     from dream.signals import Signal
     from dream.transcripts import ReadStats
     from dream.verify import Check
@@ -217,20 +217,23 @@ class ServiceFile:
 class ServiceResult:
     """`service install | uninstall | status`."""
 
-    command: str
+    command: ServiceCommand
     kind: ServiceKind | None
     files: list[ServiceFile] = field(default_factory=list)
     # The service manager's commands, as run (or as the person should run them).
     ran: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    installed: list[str] = field(default_factory=list)  # status: the kinds found installed
-    at: str | None = None
-    handled: str | None = None
-    next_window: str | None = None
+    installed: list[str] = field(default_factory=list)  # the kinds installed after the command
+    schedule: ScheduleStatus | None = None  # as `status` shows it
     exit_code: ExitCode = ExitCode.OK
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
+        data["command"] = str(self.command)
         data["kind"] = str(self.kind) if self.kind else None
         data["exit_code"] = int(self.exit_code)
+        sched = self.schedule
+        data["at"] = sched.at if sched else None
+        data["handled"] = sched.handled if sched else None
+        data["next_window"] = sched.next_window if sched else None
         return data

@@ -36,6 +36,15 @@ CRON_MARKER = "dream-daemon (python -m dream service)"
 _MANAGER_TIMEOUT_SECONDS = 30
 
 
+class ServiceCommand(str, enum.Enum):
+    INSTALL = "install"
+    UNINSTALL = "uninstall"
+    STATUS = "status"
+
+    def __str__(self) -> str:
+        return self.value
+
+
 class ServiceKind(str, enum.Enum):
     SYSTEMD = "systemd"
     LAUNCHD = "launchd"
@@ -135,7 +144,7 @@ def install(paths: Paths, service: ServicePaths, kind: ServiceKind, *, start: bo
     from dream.fsio import make_dirs
 
     command = DaemonCommand.for_paths(paths)
-    result = ServiceResult("install", kind)
+    result = ServiceResult(ServiceCommand.INSTALL, kind, installed=[str(kind)])
     make_dirs(paths.state_dir, state_root=paths.claude_dir)  # where the daemon's log goes
     if kind == ServiceKind.SYSTEMD:
         unit, timer = render_systemd(command)
@@ -149,15 +158,8 @@ def install(paths: Paths, service: ServicePaths, kind: ServiceKind, *, start: bo
         _manage(result, start, ["launchctl", "bootout", f"{domain}/{defaults.LAUNCHD_LABEL}"], quiet=True)
         _manage(result, start, ["launchctl", "bootstrap", domain, str(service.launchd_plist)])
     else:
-        line = render_cron_line(command, paths.daemon_log)
-        before = _crontab_read()
-        kept = [raw for raw in before.splitlines() if CRON_MARKER not in raw]
-        after = "".join(f"{raw}\n" for raw in [*kept, line])
-        if after == before:
-            result.files.append(ServiceFile("crontab", "unchanged"))
-        else:
-            _crontab_write(after)
-            result.files.append(ServiceFile("crontab", "written"))
+        changed = _crontab_replace(render_cron_line(command, paths.daemon_log))
+        result.files.append(ServiceFile("crontab", "written" if changed else "unchanged"))
     result.notes.append(
         "the schedule is off until DREAM_AT=HH:MM is set in "
         f"{paths.config_file} (installing the service never turns it on)"
@@ -169,7 +171,7 @@ def uninstall(
     paths: Paths, service: ServicePaths, kind: ServiceKind | None, *, start: bool = True
 ) -> ServiceResult:
     """Remove what install wrote; `kind` None removes every kind found."""
-    result = ServiceResult("uninstall", kind)
+    result = ServiceResult(ServiceCommand.UNINSTALL, kind)
     kinds = [kind] if kind is not None else installed_kinds(service)
     for each in kinds:
         if each == ServiceKind.SYSTEMD:
@@ -186,14 +188,7 @@ def uninstall(
                 _manage(result, start, ["launchctl", "bootout", label], quiet=True)
             result.files.append(_remove(service.launchd_plist))
         elif shutil.which("crontab"):
-            before = _crontab_read()
-            kept = [raw for raw in before.splitlines() if CRON_MARKER not in raw]
-            after = "".join(f"{raw}\n" for raw in kept)
-            if after != before:
-                _crontab_write(after)
-                result.files.append(ServiceFile("crontab", "removed"))
-            else:
-                result.files.append(ServiceFile("crontab", "absent"))
+            result.files.append(ServiceFile("crontab", "removed" if _crontab_replace(None) else "absent"))
     if not kinds:
         result.notes.append("no dream service was installed")
     return result
@@ -216,7 +211,9 @@ def installed_kinds(service: ServicePaths) -> list[ServiceKind]:
 
 def status(service: ServicePaths) -> ServiceResult:
     kinds = installed_kinds(service)
-    result = ServiceResult("status", kinds[0] if kinds else None, installed=[str(k) for k in kinds])
+    result = ServiceResult(
+        ServiceCommand.STATUS, kinds[0] if kinds else None, installed=[str(k) for k in kinds]
+    )
     for path in (service.systemd_unit, service.systemd_timer, service.launchd_plist):
         if path.exists():
             result.files.append(ServiceFile(str(path), "present"))
@@ -274,6 +271,18 @@ def _manage(result: ServiceResult, start: bool, argv: list[str], *, quiet: bool 
     if done.returncode != 0 and not quiet:
         reason = (done.stderr or done.stdout).strip().splitlines()[:1]
         result.notes.append(f"`{shown}` exited {done.returncode}{': ' + reason[0] if reason else ''}")
+
+
+def _crontab_replace(line: str | None) -> bool:
+    """The person's crontab with our marked line replaced by `line` (None: removed), the rest kept as
+    it is; whether it changed (an unchanged table is not written)."""
+    before = _crontab_read()
+    kept = [raw for raw in before.splitlines() if CRON_MARKER not in raw]
+    after = "".join(f"{raw}\n" for raw in (kept if line is None else [*kept, line]))
+    if after == before:
+        return False
+    _crontab_write(after)
+    return True
 
 
 def _crontab_read() -> str:

@@ -140,6 +140,26 @@ def contradiction(new: Statement, old: Statement) -> tuple[str, bool] | None:
     return _dropped_plan(new, old) or _subject_switch(new, old)
 
 
+def departure(new: Statement, old: Statement) -> tuple[str, bool] | None:
+    """The new statement says a name the old one uses is gone ("we finished moving off
+    Contentful" against "Content comes from Contentful via the GraphQL API"): every word of the
+    name is in the old entry. An old entry that refuses the name itself, or says it is gone too,
+    agrees. (A name the new statement names again after it, "moved from Redis 6 to Redis 7", is
+    not gone: `statement` does not count it.)
+
+    Judged against what memory held before the run, not against this window's own rules: a
+    rule of the week that names the thing in passing (an example commit message that mentions
+    the SFTP parser) is not a fact about it."""
+    agreeing = {term for name in old.refused + old.departed for term in name}
+    for name in new.departed:
+        if not all(term in old.terms for term in name) or agreeing & set(name):
+            continue
+        if all(term in _GENERIC or term.replace(".", "").isdigit() for term in name):
+            continue
+        return " ".join(name), True
+    return None
+
+
 def _rejection(new: Statement, old: Statement) -> tuple[str, bool] | None:
     """The new statement rejects what the old one chooses, where the old one puts its choice
     ("uses AWS", not "numeric(12,2) in Postgres" nor "pnpm lint").

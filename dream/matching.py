@@ -123,6 +123,8 @@ class TermIndex:
         found = {item for item, n in shared.items() if n >= need or n >= sizes[item]}
         for term in statement.negative:
             found.update(self._positive.get(term, ()))
+        for departed in statement.departed:  # "Contentful is gone": whatever else the entry says
+            found.update(self._postings.get(departed[0], ()))
         # Another value of one named setting ("minSdk is 24" vs a long message bumping it to 26)
         for name, _ in statement.settings:
             found.update(self._settings.get(name, ()))

@@ -15,7 +15,7 @@ from datetime import date
 from dream import defaults
 from dream.actions import Action
 from dream.candidates import entry_id
-from dream.contradiction import contradiction
+from dream.contradiction import contradiction, departure
 from dream.dates import absolutize, has_relative_date
 from dream.decisions import AgentAction, By, Directive
 from dream.gates import replacement_holds, signal_holds
@@ -231,6 +231,8 @@ class _Working:
         for i in sorted(self.index.candidates(statement) - self.dead):
             item, other = self.items[i]
             found = contradiction(statement, other)
+            if found is None and isinstance(item, Entry):
+                found = departure(statement, other)
             if found is not None:
                 contradicted.append((i, item, found[0], found[1]))
             elif is_duplicate(statement, other) and (score := similarity(statement, other)) > best:

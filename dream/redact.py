@@ -1605,6 +1605,7 @@ def _scan_credential_context(text: str, folded: bytes) -> Iterator[_Candidate]:
 _CARD = re.compile(
     r"(?<![0-9.,/-])(?=(?:[0-9][ -]?){12}[0-9])[2-6][0-9]{3}(?:[ -]?[0-9]{2,6}){2,4}(?![0-9]|[.,/-][0-9])"
 )
+_DATE_LEAD = re.compile(r"(?:19|20)[0-9]{2}-[01][0-9]-[0-3][0-9](?![0-9])")
 _CARD_WORDS = re.compile(r"card|visa|master|amex|credit|debit|\bcc\b|cvv|payment|\bpan\b", re.I)
 _IBAN = re.compile(r"(?<![A-Z0-9])[A-Z]{2}[0-9]{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?(?![A-Z0-9])")
 
@@ -1633,6 +1634,8 @@ def _scan_numbers(text: str) -> Iterator[_Candidate]:
         digits = re.sub(r"[ -]", "", m.group(0))
         if not 13 <= len(digits) <= 19 or not _luhn(digits):
             continue
+        if _DATE_LEAD.match(m.group(0)):
+            continue  # "2026-10-04 00000000": a day and a session id, not a card
         grouped = " " in m.group(0) or "-" in m.group(0)
         if grouped or _CARD_WORDS.search(text, max(0, m.start() - 48), m.start()):
             yield m.start(), m.end(), "card-number", _GENERIC - 1

@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from dream import defaults
 from dream.sentences import QUOTE_PLACEHOLDER, prose_lines
-from dream.statement import is_key_term
+from dream.statement import content_terms, is_key_term
 
 # As `sentences`' quoted spans, except after "=": in precision='bf16-mixed' the quote is a value the
 # person set, and the model should read it.
@@ -61,6 +61,8 @@ _REQUEST = re.compile(
 )
 _KEY = re.compile(
     r"[\w.-]*[./_][\w./*-]+|`[^`]+`|\b[A-Z][a-z]+[A-Z]\w*|\b[a-z]+[A-Z]\w*|\b[A-Z]{2,}\w*|\b\d+(?:\.\d+)+\b|"
+    # a name inside a sentence ("we moved it to Kamal", "staging is on Heroku"), not its first word
+    r"(?<=[a-z,;:] )[A-Z][a-z]{2,}\b|"
     r"\b(?:npm|pnpm|yarn|pip|uv|poetry|cargo|go|gradle|docker|postgres|redis|jest|vitest|pytest|"
     r"ruff|mypy|eslint|prettier|tailwind|react|python|node|kotlin|swift|rust|java|git|github|"
     r"gitlab|terraform|kubernetes|helm|polars|pandas|storybook|playwright|mockk|mockito)\b",
@@ -95,6 +97,17 @@ _FILLER_LEAD = re.compile(
     r"like i said|as mentioned|remember this(?: rule)?|(?:new |general |house )?rule(?: of thumb)?:|"
     r"as a (?:general )?rule|for future sessions|i (?:already )?said (?:this|that|it)(?: already| before)?)"
     r"\b\s*[,:]?\s*)+",
+    re.IGNORECASE,
+)
+# News announced before it is said: "Deployment news:", "A bit of news first:", "Heads-up from
+# ops:", "Change of plan on email, I'm afraid:", "Noticia:". The news is the rule; the
+# announcement is not.
+_NEWS_LEAD = re.compile(
+    r"^(?:(?:a bit of|some|big|small|quick|good|bad|important|deployment|infra|infrastructure|ops|"
+    r"team|release|tooling|process|a|an|the|one|more|latest|another)\s+)*"
+    r"(?:news|update|heads[- ]up|change(?: of plans?)?|notice|psa|noticia|novidade|mudan[çc]a|"
+    r"cambio(?: importante)?|aviso|neuigkeit)"
+    r"(?:\s+(?:first|from \w+|on \w+|again|for you))?(?:,? i'?m afraid)?\s*[:!—–]+\s*",
     re.IGNORECASE,
 )
 _POLITE = re.compile(r"\b(?:please|pls|plz|kindly)\b\s*,?\s*", re.IGNORECASE)
@@ -304,6 +317,9 @@ def tidy(text: str) -> str:
     while previous != text:
         previous = text
         text = _FILLER_LEAD.sub("", text.strip()).strip()
+    news = _NEWS_LEAD.match(text)
+    if news and _word_count(text[news.end() :]) >= _MIN_WORDS:
+        text = text[news.end() :]
     text = _TRAILING_FILLER.sub("", text).strip()
     text = _POLITE.sub("", text).strip()
     return re.sub(r"\s{2,}", " ", text).strip(" ,;:—–-")
@@ -541,16 +557,98 @@ def answer_rule(pieces: list[Piece], agent_before: str) -> Rule | None:
     return None
 
 
-def message_rules(pieces: list[Piece], is_rule: list[bool], agent_before: str = "") -> list[Rule]:
+# Reads only as the tail of the rule before it: "every single one.", "every subcommand, not just
+# tail", "every time u add or change a schema", "Added/Changed/Fixed, newest on top" after the
+# format it lists. Short, and opening with a quantifier or a bare "not just" / "both".
+_TAIL = re.compile(
+    r"^(?:every|each|whenever|both|same|not just|not only|incl|including|even|especially|all of them|"
+    r"any time|anytime|cada|toda|todo|todos|todas|siempre que|sempre que|jedes|jede)\b",
+    re.IGNORECASE,
+)
+_TAIL_MAX_WORDS = 8
+
+
+def is_tail(text: str) -> bool:
+    """A short piece that only finishes the rule before it (see `_TAIL`)."""
+    tidied = tidy(text)
+    return _word_count(tidied) <= _TAIL_MAX_WORDS and bool(_TAIL.match(tidied))
+
+
+def join_one_rule(
+    pieces: list[Piece], groups: list[tuple[int, ...]], categories: list[tuple[str, ...]] | None
+) -> list[tuple[int, ...]]:
+    """Adjacent groups of one message that state one rule become one: a tail ("every single
+    one.") finishes the rule before it, whatever lies between; two rules of one kind side by side
+    ("timezone.now() from django.utils, always. datetime.now() and utcnow() are forbidden") are one
+    entry while together they fit a rule's length, when they are of one kind or share a word
+    (two rules that share nothing, "Use pnpm. Deploys go through Fly.io.", stay two). A tail
+    with no rule before it takes the piece before it, the one that says what "every time" is for."""
+    joined: list[tuple[int, ...]] = []
+    for group in groups:
+        if not joined and group[0] > 0 and (is_tail(pieces[group[0]].text) or _leads(pieces, group[0] - 1)):
+            before = pieces[group[0] - 1].text
+            if not _QUESTION_START.match(tidy(before)) and not before.rstrip().endswith("?"):
+                group = (group[0] - 1, *group)
+        if joined:
+            last = joined[-1]
+            adjacent = group[0] == last[-1] + 1
+            tail = is_tail(pieces[group[0]].text)
+            size = sum(len(as_rule(pieces[i].text)) + 2 for i in (*last, *group))
+            kind = categories is not None and bool(
+                {categories[i][0] for i in last if categories[i]}
+                & {categories[i][0] for i in group if categories[i]}
+            )
+            one_subject = kind or bool(_terms(pieces, last) & _terms(pieces, group))
+            if (tail and group[0] - last[-1] <= 2) or (adjacent and one_subject and size <= _JOIN_MAX_CHARS):
+                joined[-1] = tuple(range(last[0], group[-1] + 1)) if tail else (*last, *group)
+                continue
+        joined.append(group)
+    return joined
+
+
+def _terms(pieces: list[Piece], group: tuple[int, ...]) -> frozenset[str]:
+    return content_terms(" ".join(pieces[i].text for i in group))
+
+
+# Two rules side by side join while together they are this long: the rewrite then drops their
+# clauses that name nothing, down to a rule's length.
+_JOIN_MAX_CHARS = 240
+_LEAD_MAX_WORDS = 5
+
+
+def _leads(pieces: list[Piece], index: int) -> bool:
+    """The message opens with a short answer that names the choice the rule after it explains:
+    "nextest. always. cargo test only for --doc", "mocktail. mockito no, que pide build_runner",
+    "Then no Prefect. We stay with Celery beat". Not a bare "yes" or "ok" (tidy leaves nothing),
+    not a pointer ("commit it")."""
+    if index != 0:
+        return False
+    text = tidy(pieces[0].text)
+    pointer = bool(_POINTER.search(text))
+    return (
+        bool(text)
+        and _word_count(text) <= _LEAD_MAX_WORDS
+        and not pointer
+        and not (_REQUEST.match(text) or _QUESTION_START.match(text) or text.endswith("?"))
+    )
+
+
+def message_rules(
+    pieces: list[Piece],
+    is_rule: list[bool],
+    agent_before: str = "",
+    categories: list[tuple[str, ...]] | None = None,
+) -> list[Rule]:
     """The standalone rules of a message, given which of its pieces the model scores as rules
-    and, where the message answers it, the agent's turn before."""
+    (and, for those, their categories, best first) and, where the message answers it, the
+    agent's turn before."""
     rules = []
     answered = answer_rule(pieces, agent_before) if agent_before else None
     if answered is not None and any(is_rule[i] for i in answered.pieces):
         rules.append(answered)
         is_rule = [flag and i not in answered.pieces for i, flag in enumerate(is_rule)]
-    for group in group_pieces(pieces, is_rule):
-        if group[0] == 0 and is_dependent(pieces[0].text):
+    for group in join_one_rule(pieces, group_pieces(pieces, is_rule), categories):
+        if group[0] == 0 and is_dependent(pieces[0].text) and not (len(group) > 1 and _leads(pieces, 0)):
             continue  # "Use them for every new component." with nothing before it to say what
         rewritten = rewrite(pieces, group)
         # Only the rule pieces decide: "When you write SQL, uppercase the keywords" opens like a

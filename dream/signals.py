@@ -244,7 +244,8 @@ def read_message(
     best_probability = max((s.probability for s in scored), default=0.0)
     signals = []
     clean: bool | None = None  # the whole message holds no control text (looked at once, if needed)
-    for rule in message_rules(pieces, is_rule, message.agent_before):
+    piece_categories = [s.categories if flag else () for s, flag in zip(scored, is_rule, strict=True)]
+    for rule in message_rules(pieces, is_rule, message.agent_before, piece_categories):
         members = [i for i in rule.pieces if is_rule[i]]
         best = scored[max(members, key=lambda i: scored[i].probability)]
         categories = best.categories  # scored: a rule piece is above the threshold

@@ -703,6 +703,12 @@ class Statement:
     settings: tuple[tuple[str, frozenset[str]], ...] = ()  # a named setting and its values
     plans: tuple[tuple[str, ...], ...] = ()  # what it says is done or used ("we will do X", "uses X")
     drops: tuple[tuple[str, ...], ...] = ()  # what it says is not ("not doing X", "from X to Y")
+    # Names it says are gone, whatever the vocabulary knows of them: "we finished moving off
+    # Contentful", "tfenv is gone", "we retired Sidekiq", "RabbitMQ was switched off".
+    departed: tuple[tuple[str, ...], ...] = ()
+    # Names it refuses in so many words ("no Redux", "never Color(0xFF…)", "don't use moment"):
+    # an entry that refuses a name agrees with the news that the name is gone.
+    refused: tuple[tuple[str, ...], ...] = ()
 
 
 # Sentences end at . ! ? ; or a line break, not at the dot of "fly.io" or "1.21".
@@ -1305,4 +1311,72 @@ def analyse(text: str) -> Statement:
         settings=tuple(sorted((name, frozenset(values)) for name, values in settings.items())),
         plans=tuple(plans),
         drops=tuple(drops),
+        departed=_named_in(_DEPARTED, text),
+        refused=_named_in(_REFUSED, text),
     )
+
+
+# A name between 1 and 3 words, as the person wrote it: "Contentful", "Google Analytics",
+# "the SFTP import", "~/.logslice.toml", "Weights & Biases".
+_NAME_STOP = (
+    r"to|for|in|on|and|with|from|as|at|now|last|this|over|since|yesterday|today|of|do|da|de|del|dos|"
+    r"das|du|des|der|die|is|are|was|were|we|i|so|but|because|bc|ontem|ayer|gestern|hoy|hoje"
+)
+_NAME = (
+    r"(?:the |our |a |an |old |legacy |existing |o |a |el |la )*"
+    r"([\w~@/+#.&-]+(?: (?!(?:" + _NAME_STOP + r")\b)[\w~@/+#.&-]+){0,2})"
+)
+_DEPARTED = re.compile(
+    r"\b(?:mov(?:ed|ing|e)|migrat(?:ed|ing|e)|switch(?:ed|ing)?|went|got|getting) "
+    r"(?:[\w-]+ ){0,3}?(?:off|away from|from) " + _NAME + "|"
+    r"\b(?:retired|retiring|dropped|dropping|ditched|ditching|ripped out|ripping out|rip out|"
+    r"got rid of|getting rid of|killed|sunset(?:ted)?|switched off|turned off|shut down|"
+    r"tiramos|tirou|tiraram|quitamos|quitaron|eliminamos|abandonamos|largamos) "
+    r"(?:o |a |os |as |el |la |los |las )?" + _NAME + "|"
+    r"\b(?:no longer|not|nicht mehr) (?:on|using|uses|use|with|in) " + _NAME + "|"
+    r"\b(?:ya no usamos|não usamos mais|nao usamos mais|ya no se usa|no more) " + _NAME + "|"
+    r"(?:^|[.!?;:,]\s+|\n)" + _NAME + r" (?:is|are|was|were|'s|has been|have been) "
+    r"(?:(?:now|completely|finally|officially|fully|totally) )?"
+    r"(?:gone|dead|retired|removed|deprecated|switched off|turned off|shut down|history|"
+    r"no longer (?:used|needed))\b|"
+    r"(?:^|[.!?;:,]\s+|\n)" + _NAME + r" (?:we|i) (?:don't|dont|do not) use (?:anymore|any more)\b",
+    re.IGNORECASE,
+)
+_REFUSED = re.compile(
+    r"\b(?:no|never|not|without|avoid|(?:don't|dont|do not|never) (?:use|add|create|write|touch)|"
+    r"stop using|nada de|sin|sem|kein|keine|nunca) (?:new |any |more |the |a |plain )?" + _NAME,
+    re.IGNORECASE,
+)
+# Words a departed name is made of that name no one thing: "the old flow is gone" retires no
+# entry that speaks of a flow.
+_NOT_A_THING = frozenset(
+    [
+        "flow", "screen", "page", "file", "code", "endpoint", "service", "job", "test", "script",
+        "step", "build", "config", "setup", "way", "version", "approach", "thing", "stuff", "logic",
+        "component", "module", "function", "class", "table", "model", "view", "method", "feature",
+        "flag", "branch", "image", "idea", "plan", "one", "ones", "part", "bit", "system", "tool",
+        "app", "project", "repo", "it", "that", "this", "them", "there", "check", "task", "work",
+        "time", "week", "day", "sprint", "month", "year", "everything", "something", "anything",
+        "stage", "change", "fix", "issue", "bug", "pr", "prs", "binary", "import", "support",
+    ]
+)  # fmt: skip
+
+
+def _named_in(pattern: re.Pattern[str], text: str) -> tuple[tuple[str, ...], ...]:
+    """The names `pattern` captures, each as its terms: the words of it that say what it is."""
+    found: list[tuple[str, ...]] = []
+    joined = _join_phrases(text)
+    for match in pattern.finditer(joined):
+        name = next(group for group in match.groups() if group is not None)
+        terms = tuple(
+            term
+            for term in (stem(token) for token in words(name))
+            if len(term) >= 2 and term not in STOPWORDS and term not in _NOT_A_THING
+        )
+        # "from Postgres 14 to Postgres 16": named again after, so a new version, not gone
+        later = content_terms(joined[match.end() :])
+        if any(not _NUMBER.match(t) and t in later for t in terms):
+            continue
+        if terms and terms not in found:
+            found.append(terms)
+    return tuple(found)

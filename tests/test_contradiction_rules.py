@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from dream.contradiction import contradiction
+from dream.contradiction import contradiction, departure
 from dream.statement import analyse
 
 PNPM_GATE = "Always run pnpm lint && pnpm typecheck before you tell me something is done"
@@ -115,6 +115,40 @@ ROWS: list[tuple[str, str, bool]] = [
     ),
     ("novidade: subimos o minSdk pra 26, então java.time pode ser usado", "minSdk is 24.", True),
 ]
+
+# A name said to be gone retires the entry that uses it, whatever the vocabulary knows of the name
+# (`departure`, judged against memory from before the run).
+DEPARTURES: list[tuple[str, str, bool]] = [
+    (
+        "we finally moved off Bitbucket Pipelines",
+        "CI runs on Bitbucket Pipelines (bitbucket-pipelines.yml).",
+        True,
+    ),
+    (
+        "Mailchimp is gone, newsletters go out through Buttondown now",
+        "Newsletters are sent with Mailchimp.",
+        True,
+    ),
+    ("heads up: we retired Jenkins over the weekend", "Nightly builds run on Jenkins at 02:00.", True),
+    ("staging is no longer on Heroku", "Staging is deployed to Heroku (git push heroku main).", True),
+    ("Memcached was switched off on Friday", "Sessions are cached in Memcached on port 11211.", True),
+    ("Sentry we don't use anymore", "Errors are reported to Sentry (SENTRY_DSN in .env).", True),
+    ("a gente tirou o moshi do projeto ontem", "JSON uses Moshi, with adapters in data/remote/json.", True),
+    ("ya no usamos Provider", "State management uses Provider (ChangeNotifier).", True),
+    # an entry that refuses the name, or says it is gone, agrees
+    ("we moved off Jenkins", "Don't add new Jenkins jobs.", False),
+    ("Jenkins is gone", "Jenkins was retired in 2026-10.", False),
+    # every word of a name must be in the entry; a word that names no one thing retires nothing
+    ("we dropped Google Analytics", "Analytics events are named in snake_case.", False),
+    ("the old flow is gone", "Flows come from the repository, never from the DAO.", False),
+    # the new statement still uses it: a new version, not a departure
+    ("we moved from Postgres 14 to Postgres 16", "The database is Postgres 14.", False),
+]
+
+
+@pytest.mark.parametrize(("new", "old", "departs"), DEPARTURES)
+def test_a_name_said_to_be_gone_retires_the_entry_that_uses_it(new: str, old: str, departs: bool) -> None:
+    assert (departure(analyse(new), analyse(old)) is not None) is departs
 
 
 @pytest.mark.parametrize(("new", "old", "contradicts"), ROWS)

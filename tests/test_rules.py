@@ -165,6 +165,43 @@ def rules(text: str, rule_at: set[int]) -> list[str]:
         ("that's wrong, we use pnpm in this repo", {0}, ["We use pnpm in this repo."]),
         # scripts without spaces between words
         ("本番環境のDBは読み取り専用です。", {0}, ["本番環境のDBは読み取り専用です。"]),
+        # a tail finishes the rule before it, even across a piece the model did not score
+        (
+            "run `make proto` after you touch a .proto file. every single time.",
+            {0, 1},
+            ["Run `make proto` after you touch a .proto file. Every single time."],
+        ),
+        (
+            "regenerate the client with `pnpm gen:api`, it rewrites src/api/client.ts. whenever the spec changes",
+            {1},
+            [
+                "Regenerate the client with `pnpm gen:api`, it rewrites src/api/client.ts. "
+                "Whenever the spec changes."
+            ],
+        ),
+        # a short opening answer names the choice the rule after it explains
+        ("vitest. jest is too slow on the monorepo", {1}, ["vitest. jest is too slow on the monorepo."]),
+        (
+            "then no Kafka. we stay with the outbox table",
+            {1},
+            ["Then no Kafka. We stay with the outbox table."],
+        ),
+        # ... but not a bare "yes", nor a pointer
+        ("yes! always squash merge", {1}, ["Always squash merge."]),
+        ("commit it. messages in the imperative mood", {1}, ["Messages in the imperative mood."]),
+        # two rules side by side about one thing are one entry; about two things, two
+        (
+            "datetime.utcnow() is banned here. use timezone-aware datetime.now(UTC) instead",
+            {0, 1},
+            ["datetime.utcnow() is banned here. Use timezone-aware datetime.now(UTC) instead."],
+        ),
+        # the announcement of news goes; the news stays
+        (
+            "Deployment news: staging moved from Heroku to Render last week.",
+            {0},
+            ["Staging moved from Heroku to Render last week."],
+        ),
+        ("A bit of news first: we retired Jenkins on Friday.", {0}, ["We retired Jenkins on Friday."]),
         # dropping: what cannot stand alone is not stored
         ("Use them for every new component.", {0}, []),
         ("Every time.", {0}, []),

@@ -44,7 +44,9 @@ from dream.transcripts import (
     read_openclaw_session,
 )
 
-DIGEST_FORMAT = 6
+# Raised whenever what a digest holds changes, the signals a message yields among it: a cached
+# digest of another format is read again.
+DIGEST_FORMAT = 7
 _TERM = re.compile(r"[a-z][a-z0-9+#.-]{2,29}")
 MAX_TERMS = 4000
 

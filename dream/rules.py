@@ -68,6 +68,8 @@ _KEY = re.compile(
     r"gitlab|terraform|kubernetes|helm|polars|pandas|storybook|playwright|mockk|mockito)\b",
 )
 
+_LIST_ITEM = re.compile(r"^\s*(?:\d{1,2}[.)]|[-*•](?!-))\s+")
+_BULLET = re.compile(r"^(?:[-*•]+\s+|[-*•]+$|-(?=[^-\w]))")
 _EMOJI = re.compile(
     "[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\ufe0f\u200d]+|"
     r"(?<!\w)(?::\)|:\(|:D|;\)|:P|xD|\^\^)(?!\w)"
@@ -110,6 +112,7 @@ _NEWS_LEAD = re.compile(
     r"(?:\s+(?:first|from \w+|on \w+|again|for you))?(?:,? i'?m afraid)?\s*[:!—–]+\s*",
     re.IGNORECASE,
 )
+_ONLY_FILLER = re.compile(rf"(?:(?:{_INTERJECTION}|{_DISCOURSE})\W*)+", re.IGNORECASE)
 _POLITE = re.compile(r"\b(?:please|pls|plz|kindly)\b\s*,?\s*", re.IGNORECASE)
 _TRAILING_FILLER = re.compile(
     r"[\s,]*(?:\b(?:ok|okay|thanks|thank you|thx|pls|please|lol|haha|right|yeah|ok\?|got it\??|"
@@ -160,6 +163,7 @@ class Boundary(enum.Enum):
     LINE = "line"
     SENTENCE = "sentence"
     CLAUSE = "clause"
+    ITEM = "item"  # the line is an item of a list ("1. …", "- …"): a rule of its own
 
 
 @dataclass(frozen=True)
@@ -189,6 +193,11 @@ def split_pieces(text: str) -> list[Piece]:
         originals = [m.group(0) for m in _INLINE_QUOTE.finditer(line)]
         scored_line = _INLINE_QUOTE.sub(QUOTE_PLACEHOLDER, line)
         boundary = Boundary.START if number == 0 else Boundary.LINE
+        marker = _LIST_ITEM.match(line)
+        if marker:
+            boundary = Boundary.ITEM
+            line = line[marker.end() :]
+            scored_line = _INLINE_QUOTE.sub(QUOTE_PLACEHOLDER, line)
         position = 0
         parts = _BOUNDARY.split(scored_line)
         # re.split with one group yields text, separator, text, …; a None separator is a sentence end.
@@ -197,7 +206,8 @@ def split_pieces(text: str) -> list[Piece]:
             separator = parts[index - 1] if index else None
             if index:
                 boundary = Boundary.CLAUSE if separator else Boundary.SENTENCE
-            stripped = part.strip(" \t-*•")
+            # a bullet goes, a flag's dashes stay: "--context on every kubectl command"
+            stripped = _BULLET.sub("", part.strip(" \t")).strip(" \t*•")
             restored = stripped
             count = stripped.count(QUOTE_PLACEHOLDER)
             for original in originals[position : position + count]:
@@ -270,7 +280,7 @@ def group_pieces(pieces: list[Piece], is_rule: list[bool]) -> list[tuple[int, ..
         ):
             start -= 1
         end = index
-        while end + 1 < count and end - start < 3:
+        while end + 1 < count and end - start < 3 and pieces[end + 1].boundary is not Boundary.ITEM:
             after = pieces[end + 1]
             shares = key_terms(after.text) & key_terms(" ".join(p.text for p in pieces[start : end + 1]))
             if (
@@ -322,7 +332,8 @@ def tidy(text: str) -> str:
         text = text[news.end() :]
     text = _TRAILING_FILLER.sub("", text).strip()
     text = _POLITE.sub("", text).strip()
-    return re.sub(r"\s{2,}", " ", text).strip(" ,;:—–-")
+    text = re.sub(r"\s{2,}", " ", text).rstrip(" ,;:—–-").lstrip(" ,;:—–")
+    return text[1:].lstrip() if text.startswith("-") and not text.startswith("--") else text
 
 
 # "We're switching from Celery to Dramatiq for all jobs" → "Use Dramatiq, not Celery, for all jobs".
@@ -568,6 +579,39 @@ _TAIL = re.compile(
 _TAIL_MAX_WORDS = 8
 
 
+# A task for this session: an imperative of work on the code ("Update evaluate.py and the DVC
+# params", "Swap it to the ECR mirror", "cambia la baseUrl del dio y revisa los endpoints"), or a
+# complaint about what the agent just did ("U forgot the story again"), with nothing in the words
+# that makes it hold beyond the task. "Use", "keep", "run" and "prefer" state rules as often as
+# tasks and are not here; "always", "never", "every", "don't", "only" make any of these a rule.
+_TASK_VERB = re.compile(
+    r"^(?:(?:then|now|next|first|and|also|so)\s*[,:]?\s+)?(?:update|delete|remove|swap|change|open|fix|wire|rename|move|"
+    r"create|add|implement|refactor|rewrite|revert|undo|bump|merge|push|deploy|ship|build|finish|"
+    r"clean up|rip out|drop|replace|look at|check|investigate|debug|test|try|make|write|put|set up|"
+    r"cambia|revisa|haz|mira|arregla|borra|quita|añade|sube|muda|troca|arruma|apaga|tira|coloca|"
+    r"ändere|lösche|mach|füge|prüfe|corrige|supprime|ajoute|modifie)\b",
+    re.IGNORECASE,
+)
+_COMPLAINT_START = re.compile(
+    r"^(?:(?:you|u|vc|você)\s+(?:forgot|missed|broke|did|used|put|added|left|skipped|ignored|again)|"
+    r"(?:otra vez|de novo|again|still)\b|i noticed\b|looks like (?:you|u)\b|why (?:did|is|are)\b)",
+    re.IGNORECASE,
+)
+_STANDING = re.compile(
+    r"\b(?:always|never|every|each|whenever|any time|from now on|going forward|in future|in the future|"
+    r"don't|dont|do not|only|must|should|no more|not|nor|instead|rather|by default|as a rule|"
+    r"siempre|nunca|nada de|sempre|nenhum|jamais|toujours|immer|nie|niemals|todos|todas|todo|cada)\b",
+    re.IGNORECASE,
+)
+
+
+def is_task(text: str) -> bool:
+    """The rule says what to do in this task, or complains of the last output, and nothing more
+    (see `_TASK_VERB`): durable only by mistake."""
+    tidied = tidy(text)
+    return bool(_TASK_VERB.match(tidied) or _COMPLAINT_START.match(tidied)) and not _STANDING.search(tidied)
+
+
 def is_tail(text: str) -> bool:
     """A short piece that only finishes the rule before it (see `_TAIL`)."""
     tidied = tidy(text)
@@ -599,7 +643,10 @@ def join_one_rule(
                 & {categories[i][0] for i in group if categories[i]}
             )
             one_subject = kind or bool(_terms(pieces, last) & _terms(pieces, group))
-            if (tail and group[0] - last[-1] <= 2) or (adjacent and one_subject and size <= _JOIN_MAX_CHARS):
+            item = pieces[group[0]].boundary is Boundary.ITEM
+            if (tail and group[0] - last[-1] <= 2) or (
+                adjacent and one_subject and not item and size <= _JOIN_MAX_CHARS
+            ):
                 joined[-1] = tuple(range(last[0], group[-1] + 1)) if tail else (*last, *group)
                 continue
         joined.append(group)
@@ -624,6 +671,8 @@ def _leads(pieces: list[Piece], index: int) -> bool:
     if index != 0:
         return False
     text = tidy(pieces[0].text)
+    if pieces[0].text.rstrip().endswith(":") or _ONLY_FILLER.fullmatch(text):
+        return False  # "No, two things:" opens a list; "also fyi" says nothing
     pointer = bool(_POINTER.search(text))
     return (
         bool(text)

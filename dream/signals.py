@@ -44,6 +44,9 @@ _PERSONAL = re.compile(
     r"home address|social security|passport)\b",
     re.IGNORECASE,
 )
+# What a task request or a complaint can be worth, whatever the model read in it: below what the
+# review queue takes, so it is dropped (counted in the report), never queued or applied.
+_TASK_DURABILITY = 0.6
 _MARKER_KIND = re.compile(r"\[REDACTED:([\w.-]+)\]")  # dream.redact.marker(kind)
 
 
@@ -183,6 +186,7 @@ def _scores(sentence: ScoredSentence, redacted: bool) -> tuple[float, float, flo
     Confidence is high for an explicit instruction, else the same calibrated probability.
     """
     from dream.model import load_model
+    from dream.rules import is_task
 
     probability = sentence.probability
     cues = set(sentence.cues)
@@ -192,6 +196,8 @@ def _scores(sentence: ScoredSentence, redacted: bool) -> tuple[float, float, flo
     # person said it in so many words. Whether it holds beyond the task is durability's to say.
     confidence = 0.9 + 0.09 * probability if explicit and probability >= 0.5 else durability
     change_risk = 0.1
+    if is_task(sentence.text):
+        durability = min(durability, _TASK_DURABILITY)
     if _VOLATILE.search(sentence.text):
         change_risk += 0.35
         durability -= 0.15

@@ -1373,8 +1373,9 @@ def _named_in(pattern: re.Pattern[str], text: str) -> tuple[tuple[str, ...], ...
             for term in (stem(token) for token in words(name))
             if len(term) >= 2 and term not in STOPWORDS and term not in _NOT_A_THING
         )
-        # "from Postgres 14 to Postgres 16": named again after, so a new version, not gone
-        later = content_terms(joined[match.end() :])
+        # "from Postgres 14 to Postgres 16": named again in the same clause, so a new version
+        clause = re.split(r"[,;:.!?()\n]", joined[match.end() :], maxsplit=1)[0]
+        later = content_terms(clause)
         if any(not _NUMBER.match(t) and t in later for t in terms):
             continue
         if terms and terms not in found:

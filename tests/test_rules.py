@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 import pytest
 
 from dream import defaults
-from dream.rules import Boundary, as_rule, message_rules, split_pieces
+from dream.rules import Boundary, as_rule, is_task, message_rules, split_pieces
 from dream.signals import extract_signals
 from dream.transcripts import UserMessage
 
@@ -172,7 +172,8 @@ def rules(text: str, rule_at: set[int]) -> list[str]:
             ["Run `make proto` after you touch a .proto file. Every single time."],
         ),
         (
-            "regenerate the client with `pnpm gen:api`, it rewrites src/api/client.ts. whenever the spec changes",
+            "regenerate the client with `pnpm gen:api`, it rewrites src/api/client.ts. "
+            "whenever the spec changes",
             {1},
             [
                 "Regenerate the client with `pnpm gen:api`, it rewrites src/api/client.ts. "
@@ -304,3 +305,39 @@ def test_the_agents_words_are_never_quoted_as_the_persons() -> None:
     signals = extract_signals(message, "p")
     assert [s.text for s in signals] == ["Use Vitest, not Jest, for the component tests."]
     assert "Should I" not in signals[0].quote and signals[0].quote in message.text
+
+
+@pytest.mark.parametrize(
+    ("text", "task"),
+    [
+        # a task for this session, or a complaint about the last output: nothing makes it hold
+        ("Update the importer and anything else that still mentions the v1 schema.", True),
+        ("Swap it to the internal mirror, same as the billing service.", True),
+        ("then open the PR, title like the others", True),
+        ("cambia la url del cliente y revisa los tests", True),
+        ("U forgot the changelog entry again.", True),
+        ("I noticed the config still has debug: true.", True),
+        # a standing word makes it a rule; a rule's own verbs are no task
+        ("Update the changelog in every PR.", False),
+        ("Never add a dependency without asking.", False),
+        ("Write request specs, not controller specs.", False),
+        ("Use ruff for formatting.", False),
+        ("Run the migrations with --check first.", False),
+        ("cambia siempre la versión en pubspec.yaml", False),
+    ],
+)
+def test_a_task_or_a_complaint_is_not_a_standing_rule(text: str, task: bool) -> None:
+    assert is_task(text) is task
+
+
+def test_list_items_are_rules_of_their_own_and_flags_keep_their_dashes() -> None:
+    message = (
+        "two things:\n1. never log request bodies, they hold card data.\n"
+        "2. retries go through the backoff helper in net/retry.go.\n--dry-run on every migrate command."
+    )
+    pieces = split_pieces(message)
+    assert [r.text for r in message_rules(pieces, [False, True, True, True])] == [
+        "Never log request bodies, they hold card data.",
+        "Retries go through the backoff helper in net/retry.go.",
+        "--dry-run on every migrate command.",
+    ]

@@ -110,6 +110,8 @@ _GENERIC = frozenset(
         "mb",
         "gb",
         "percent",
+        "ever",
+        "never",
     ]
 )
 

@@ -259,11 +259,41 @@ def sentence_features(sentence: str, message_is_question: bool, sentence_count: 
     return analyse_sentence(sentence, message_is_question, sentence_count)[0]
 
 
+# The words that carry a rule in languages the training set has few sentences of, read as the
+# English word the weights know: "NIGDY String.to_atom", "zawsze squash", "w args TYLKO id",
+# "d'ora in poi". A word that means something else in a language with more training data stays.
+_RULE_WORDS = {
+    # Polish (with and without diacritics)
+    "zawsze": "always", "nigdy": "never", "tylko": "only", "wyłącznie": "only", "wylacznie": "only",
+    "każdy": "every", "kazdy": "every", "każda": "every", "kazda": "every", "żadnych": "no",
+    "zadnych": "no", "żaden": "no", "zaden": "no", "bez": "without", "zamiast": "instead of",
+    "używamy": "we use", "uzywamy": "we use", "używaj": "use", "uzywaj": "use",
+    "zostajemy": "we stay with", "mówiłem": "i said", "mowilem": "i said", "od teraz": "from now on",
+    "od dzisiaj": "from now on", "już nie": "not anymore", "juz nie": "not anymore",
+    # Italian
+    "usiamo": "we use", "non usare": "don't use", "niente": "no", "d'ora in poi": "from now on",
+    "soltanto": "only", "ogni volta": "every time", "invece di": "instead of",
+    # Dutch
+    "gebruiken": "use", "alleen": "only", "voortaan": "from now on", "elke keer": "every time",
+    # Czech
+    "vždy": "always", "vzdy": "always", "nikdy": "never", "pouze": "only",
+}  # fmt: skip
+_RULE_WORD = re.compile(
+    r"(?<!\w)(?:" + "|".join(sorted(map(re.escape, _RULE_WORDS), key=len, reverse=True)) + r")(?!\w)"
+)
+
+
+def _english_rule_words(lowered: str) -> str:
+    if not _RULE_WORD.search(lowered):
+        return lowered
+    return _RULE_WORD.sub(lambda m: _RULE_WORDS[m.group(0)], lowered)
+
+
 def analyse_sentence(
     sentence: str, message_is_question: bool, sentence_count: int
 ) -> tuple[list[str], tuple[str, ...]]:
     """The sentence's features, and the names of the cue groups present in it."""
-    lowered = sentence.lower().strip()
+    lowered = _english_rule_words(sentence.lower().strip())
     words = tokens(lowered)
     feats = ["bias"]
     feats.extend("w:" + w for w in set(words))

@@ -197,6 +197,9 @@ class _Working:
         self.project_rules: list[tuple[str, Statement]] = []
         self.added_naming: dict[str, list[int]] = {}
         self.parts: dict[int, list[Statement]] = {}  # the statements of a merged entry's parts
+        # Of the last match's contradicted items, those the statement says are gone ("we moved off
+        # Contentful"): the person announced that change, which holds whatever the model read.
+        self.gone: set[int] = set()
         for entry in memory.entries:
             self._add_item(entry, memory.statement(entry))
 
@@ -228,11 +231,14 @@ class _Working:
         duplicate_of: tuple[int, Entry | Proposal] | None = None
         best = 0.0
         contradicted: list[tuple[int, Entry | Proposal, str, bool]] = []
+        self.gone = set()
         for i in sorted(self.index.candidates(statement) - self.dead):
             item, other = self.items[i]
             found = contradiction(statement, other)
             if found is None and isinstance(item, Entry):
                 found = departure(statement, other)
+                if found is not None:
+                    self.gone.add(i)
             if found is not None:
                 contradicted.append((i, item, found[0], found[1]))
             elif is_duplicate(statement, other) and (score := similarity(statement, other)) > best:
@@ -382,6 +388,11 @@ class _Working:
             proposal = _replace(
                 signal, text, [(e, t, x) for _, e, t, x in contradicted], self.proposals, self.updates_of
             )
+            if contradicted[0][0] in self.gone:
+                # "Poetry c'est fini" retires the Poetry entry: news of a change is durable by what
+                # it says, and the old entry goes to archive.md with the person's words.
+                proposal.confidence = max(proposal.confidence, defaults.GATE_MIN_CONFIDENCE)
+                proposal.durability = max(proposal.durability, defaults.GATE_MIN_DURABILITY)
             self._add_item(proposal, statement)
         elif duplicate_of is not None:
             update = _restated(duplicate_of[1], signal, text, self.refusals)

@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from dream import defaults
 from dream.sentences import QUOTE_PLACEHOLDER, prose_lines
-from dream.statement import content_terms, is_key_term
+from dream.statement import content_terms, is_complaint, is_key_term
 
 # As `sentences`' quoted spans, except after "=": in precision='bf16-mixed' the quote is a value the
 # person set, and the model should read it.
@@ -82,6 +82,9 @@ _INTERJECTION = (
     r"cool|nice|thanks|thx|ty|sorry|ugh|argh|wait|no|nope|nah|nooo+|again|actually|first|lastly|"
     r"finally|anyway|important|note|remember|reminder|update|news|big one|one thing|quick one|psa|"
     r"side note|small (?:infra )?update|good morning|morning|bom dia|oi|olá|então|tipo|valeu|"
+    r"bonjour|salut|coucou|bonsoir|hola|buenas|buenos días|ciao|buongiorno|hallo|moin|servus|"
+    r"guten morgen|hello again|hi again|morning all|green|all green|lgtm|perfect|awesome|done|merged|"
+    r"works|noted|understood|got it|makes sense|good|very good|fine|"
     r"decision|heads up|fyi|btw|fwiw|tbh|imo|imho|that's wrong|that is wrong|wrong|not quite|"
     r"that's not right|you did it again|again"
 )
@@ -106,6 +109,7 @@ _FILLER_LEAD = re.compile(
 # announcement is not.
 _NEWS_LEAD = re.compile(
     r"^(?:(?:a bit of|some|big|small|quick|good|bad|important|deployment|infra|infrastructure|ops|"
+    r"petite|petit|grosse|gros|grande|pequeña|pequeno|kleine|"
     r"team|release|tooling|process|a|an|the|one|more|latest|another)\s+)*"
     r"(?:news|update|heads[- ]up|change(?: of plans?)?|notice|psa|noticia|novidade|mudan[çc]a|"
     r"cambio(?: importante)?|aviso|neuigkeit)"
@@ -199,7 +203,7 @@ def split_pieces(text: str) -> list[Piece]:
             line = line[marker.end() :]
             scored_line = _INLINE_QUOTE.sub(QUOTE_PLACEHOLDER, line)
         position = 0
-        parts = _BOUNDARY.split(scored_line)
+        parts = _split_at_colons(_BOUNDARY.split(scored_line))
         # re.split with one group yields text, separator, text, …; a None separator is a sentence end.
         for index in range(0, len(parts), 2):
             part = parts[index]
@@ -217,6 +221,37 @@ def split_pieces(text: str) -> list[Piece]:
                 pieces.append(Piece(restored, tidy_for_model(stripped) or stripped, boundary))
                 boundary = Boundary.SENTENCE
     return pieces
+
+
+# A colon after a whole sentence opens another: "Now write a test for it, and write it in Pest:
+# all new tests are Pest". After a label ("Logging: we're on tracing now", "exit codes pls: 0 =
+# matched") the two halves are one statement.
+_COLON = re.compile(r":\s+")
+_COLON_HEAD_MIN_WORDS = 5
+_COLON_TAIL_MIN_WORDS = 4
+
+
+def _split_at_colons(parts: list[str]) -> list[str]:
+    """`re.split` parts (text, separator, text, …) with each text cut at its first colon that
+    ends a sentence of its own."""
+    out: list[str] = []
+    for index, part in enumerate(parts):
+        if index % 2 or part is None:
+            out.append(part)
+            continue
+        match = _COLON.search(part)
+        head, tail = (part[: match.start()], part[match.end() :]) if match else (part, "")
+        if (
+            match
+            and len(head.split()) >= _COLON_HEAD_MIN_WORDS
+            and len(tail.split()) >= _COLON_TAIL_MIN_WORDS
+            and "://" not in part[match.start() : match.end() + 2]
+            and not _NEWS_LEAD.match(part)  # "A bit of news first: …" announces, tidy drops it
+        ):
+            out.extend([head, ": ", tail])
+        else:
+            out.append(part)
+    return out
 
 
 def is_dependent(text: str) -> bool:
@@ -275,6 +310,7 @@ def group_pieces(pieces: list[Piece], is_rule: list[bool]) -> list[tuple[int, ..
                     and start == index
                     and key_terms(pieces[start - 1].text)
                     and not _QUESTION_START.match(tidy(pieces[start - 1].text))
+                    and not is_task(pieces[start - 1].text)
                 )
             )
         ):
@@ -438,8 +474,17 @@ def as_rule(text: str) -> str:
     return text[:1].upper() + text[1:] if plain else text
 
 
-def rewrite(pieces: list[Piece], group: tuple[int, ...]) -> str:
-    """One standalone rule from a group of pieces, at most ~150 characters where it can be."""
+def rewrite(pieces: list[Piece], group: tuple[int, ...], core: frozenset[int] = frozenset()) -> str:
+    """One standalone rule from a group of pieces, at most ~150 characters where it can be.
+
+    `core`: the pieces the model scored as rules. When the group is too long, the task the rule
+    was buried in goes first ("Today's job is …"), before the rule is clipped."""
+    if core and _joined_length(pieces, group) > defaults.RULE_TARGET_CHARS:
+        kept = tuple(i for i in group if not is_task(pieces[i].text))
+        kept = kept if any(i in core for i in kept) else ()
+        dependent = kept and is_dependent(pieces[kept[0]].text)
+        if kept and not dependent and _joined_length(pieces, kept) < _joined_length(pieces, group):
+            group = kept
     text = ""
     for index in group:
         piece = as_rule(pieces[index].text)
@@ -455,6 +500,10 @@ def rewrite(pieces: list[Piece], group: tuple[int, ...]) -> str:
     if len(text) > defaults.RULE_TARGET_CHARS:
         text = _shorten(text)
     return text + "." if text and text[-1] not in ".?\"'`。！？" else text
+
+
+def _joined_length(pieces: list[Piece], group: tuple[int, ...]) -> int:
+    return sum(len(as_rule(pieces[i].text)) + 2 for i in group)
 
 
 def _lower_ok(piece: str) -> bool:
@@ -585,12 +634,15 @@ _TAIL_MAX_WORDS = 8
 # that makes it hold beyond the task. "Use", "keep", "run" and "prefer" state rules as often as
 # tasks and are not here; "always", "never", "every", "don't", "only" make any of these a rule.
 _TASK_VERB = re.compile(
-    r"^(?:(?:then|now|next|first|and|also|so)\s*[,:]?\s+)?(?:update|delete|remove|swap|change|open|fix|wire|rename|move|"
+    r"^(?:update|delete|remove|swap|change|open|fix|wire|rename|move|"
     r"create|add|implement|refactor|rewrite|revert|undo|bump|merge|push|deploy|ship|build|finish|"
     r"clean up|rip out|drop|replace|look at|check|investigate|debug|test|try|make|write|put|set up|"
     r"cambia|revisa|haz|mira|arregla|borra|quita|añade|sube|muda|troca|arruma|apaga|tira|coloca|"
     r"ändere|lösche|mach|füge|prüfe|corrige|supprime|ajoute|modifie)\b",
     re.IGNORECASE,
+)
+_TASK_LEAD = re.compile(
+    r"^(?:(?:also|and|but|so|then|now|next|first|ok|oh|btw|e|y|und|et)\W+)+", re.IGNORECASE
 )
 _COMPLAINT_START = re.compile(
     r"^(?:(?:you|u|vc|você)\s+(?:forgot|missed|broke|did|used|put|added|left|skipped|ignored|again)|"
@@ -605,11 +657,24 @@ _STANDING = re.compile(
 )
 
 
+# Opens the task of the day whatever follows: "Today's job is vaccination reminders: every night, …".
+_TASK_OPENER = re.compile(
+    r"^(?:today'?s (?:job|task|ticket|work)|the (?:job|task) (?:today|for today|now)|next (?:up|task|job)\b|"
+    r"(?:the )?first task|(?:for )?this (?:ticket|task)\b|today (?:we|i) (?:need|want|have)|"
+    r"i need (?:a|an|the|some)\b|aujourd'hui|hoy toca|hoje (?:é|vamos)|heute (?:brauche|machen))",
+    re.IGNORECASE,
+)
+
+
 def is_task(text: str) -> bool:
     """The rule says what to do in this task, or complains of the last output, and nothing more
     (see `_TASK_VERB`): durable only by mistake."""
-    tidied = tidy(text)
-    return bool(_TASK_VERB.match(tidied) or _COMPLAINT_START.match(tidied)) and not _STANDING.search(tidied)
+    tidied = _TASK_LEAD.sub("", tidy(text))
+    if _TASK_OPENER.match(tidied):
+        return True
+    if _STANDING.search(tidied):
+        return False
+    return bool(_TASK_VERB.match(tidied) or _COMPLAINT_START.match(tidied) or is_complaint(tidied.lower()))
 
 
 def is_tail(text: str) -> bool:
@@ -699,7 +764,7 @@ def message_rules(
     for group in join_one_rule(pieces, group_pieces(pieces, is_rule), categories):
         if group[0] == 0 and is_dependent(pieces[0].text) and not (len(group) > 1 and _leads(pieces, 0)):
             continue  # "Use them for every new component." with nothing before it to say what
-        rewritten = rewrite(pieces, group)
+        rewritten = rewrite(pieces, group, frozenset(i for i in group if is_rule[i]))
         # Only the rule pieces decide: "When you write SQL, uppercase the keywords" opens like a
         # question and is none; "do we never use ORMs here?" is one.
         asked = all(as_rule(pieces[i].text).endswith("?") for i in group if is_rule[i])

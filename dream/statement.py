@@ -745,7 +745,9 @@ _ALLOWANCE = re.compile(
     r"\b(?:still|ainda|todav[ií]a|noch|legacy)\b"
 )
 _REPLACES = re.compile(
-    r",\s*not\b|(?<!\w)(?:"  # the word branches start a word (see `_CHANGE`)
+    # ", not ever", ", not here": emphasis, not the rejected half of "pnpm, not npm"
+    r",\s*not\b(?! (?:ever|once|even|here|there|anywhere|anymore|now|today|again|really|at all)\b)|"
+    r"(?<!\w)(?:"  # the word branches start a word (see `_CHANGE`)
     r"\binstead\b|\brather than\b|\bin favou?r of\b|\breplac\w* (?:\S+ ){0,3}(?:with|by)\b|"
     r"\b(?:switch\w*|mov\w*|migrat\w*|went|go(?:ing)?) (?:back )?(?:over )?to\b|"
     # "switching the evaluation holdout to the Q2 cohort": what is switched named in between
@@ -903,7 +905,7 @@ _NOT_A_NAME = (
 )
 
 
-def _is_complaint(clause: str) -> bool:
+def is_complaint(clause: str) -> bool:
     """The agent told off for what it did ("why did you run npm install?", "you used npm again"),
     not a rule about what to do when ("if you added a dependency, ...")."""
     if _CONDITIONAL.match(clause):
@@ -1151,7 +1153,7 @@ def _sentence_polarity(sentence: str, out: _Polarity) -> None:
         return  # polarity is only ever recorded for key terms: most sentences of memory have none
     clause_of = _clause_ids(tokens)
     clauses = _clause_texts(sentence)
-    complaint = [_is_complaint(c) for c in clauses]
+    complaint = [is_complaint(c) for c in clauses]
     # Allowed in a corner, or named in a condition ("before you run npm install, ..."): not chosen.
     allowance = [bool(_ALLOWANCE.search(c) or _CONDITIONAL.match(c)) for c in clauses]
     contrasted: set[int] = set()  # rejected by "instead of"/"rather than"/"over": right in a complaint
@@ -1207,7 +1209,7 @@ def _plans_and_drops(sentence: str) -> tuple[list[tuple[str, ...]], list[tuple[s
     if head:
         drops.append(_phrase(head.group(1)))
     for clause in _clause_texts(sentence):
-        if _is_complaint(clause):
+        if is_complaint(clause):
             continue  # what the agent was told off for: neither a plan nor a decision
         drops += [_phrase(next(g for g in m.groups() if g)) for m in _DROP.finditer(clause)]
         drops += [_phrase(m.group(1) or m.group(2)) for m in _LEFT_BEHIND.finditer(clause) if _named(m)]
@@ -1337,8 +1339,16 @@ _DEPARTED = re.compile(
     r"\b(?:ya no usamos|não usamos mais|nao usamos mais|ya no se usa|no more) " + _NAME + "|"
     r"(?:^|[.!?;:,]\s+|\n)" + _NAME + r" (?:is|are|was|were|'s|has been|have been) "
     r"(?:(?:now|completely|finally|officially|fully|totally) )?"
-    r"(?:gone|dead|retired|removed|deprecated|switched off|turned off|shut down|history|"
+    r"(?:gone|dead|retired|removed|deprecated|switched off|turned off|shut down|history|finished|over|"
     r"no longer (?:used|needed))\b|"
+    # "Poetry c'est fini", "Slack, c'est terminé pour nous", "le SFTP n'existe plus", "X se acabó"
+    r"(?:^|[.!?;:,]\s+|\n)"
+    + _NAME
+    + r",? (?:c'est (?:fini|terminé|mort)|est (?:fini|terminé|supprimé|coupé|mort)|"
+    r"n'existe plus|se acabó|ya no existe|já era|acabou|morreu|ist weg|ist tot|gibt es nicht mehr)|"
+    r"\b(?:there is no|there's no|theres no|there are no|we don't have|we dont have|we do not have) "
+    + _NAME
+    + "|"
     r"(?:^|[.!?;:,]\s+|\n)" + _NAME + r" (?:we|i) (?:don't|dont|do not) use (?:anymore|any more)\b",
     re.IGNORECASE,
 )

@@ -63,6 +63,7 @@ class ProjectScore:
     missed: list[str] = field(default_factory=list)
     junk: list[str] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)
+    unworthy: list[str] = field(default_factory=list)  # review items not worth the person's answer
     # The agent pass (`--decisions ideal`): good decisions the host turned away, adversarial ones.
     good_decisions: int = 0
     good_refused: list[str] = field(default_factory=list)
@@ -192,6 +193,7 @@ def score_project(
         else:
             score.junk.append(text)
     score.worth_review = sum(1 for item in out.queued if _worth_asking(item, ideal))
+    score.unworthy = [str(item.get("text", "")) for item in out.queued if not _worth_asking(item, ideal)]
     ideal_by_id = {item["id"]: item for item in ideal}
     for old in project.get("superseded", []):
         new = ideal_by_id.get(old.get("replaced_by", ""))
@@ -252,6 +254,8 @@ def _show(score: ProjectScore) -> None:
         print(f"  junk:   {text[:140]}")
     for text in score.stale:
         print(f"  stale:  {text[:140]}")
+    for text in score.unworthy:
+        print(f"  asks:   {text[:140]}")
 
 
 def _summary(name: str, scores: list[ProjectScore]) -> str:
@@ -290,7 +294,7 @@ def _summary(name: str, scores: list[ProjectScore]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", choices=("dev", "train", "heldout", "both"), default="both")
+    parser.add_argument("--split", choices=("dev", "dev2", "train", "heldout", "both"), default="both")
     parser.add_argument("--show", action="store_true", help="list missed, junk and stale entries")
     parser.add_argument("--keep", type=Path, help="build the homes here and keep them")
     parser.add_argument(

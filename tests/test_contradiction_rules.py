@@ -114,6 +114,12 @@ ROWS: list[tuple[str, str, bool]] = [
         False,
     ),
     ("novidade: subimos o minSdk pra 26, então java.time pode ser usado", "minSdk is 24.", True),
+    # emphasis is no replacement: ", not ever" rejects nothing of the rule it repeats
+    (
+        "Not on prod, not ever.",
+        "Platform-stg for stg. Prod only ever prod-readonly. Never prod-admin, that's break-glass.",
+        False,
+    ),
 ]
 
 # A name said to be gone retires the entry that uses it, whatever the vocabulary knows of the name

@@ -259,9 +259,10 @@ def sentence_features(sentence: str, message_is_question: bool, sentence_count: 
     return analyse_sentence(sentence, message_is_question, sentence_count)[0]
 
 
-# The words that carry a rule in languages the training set has few sentences of, read as the
+# The words that carry a rule in languages the training set has no sentences of, read as the
 # English word the weights know: "NIGDY String.to_atom", "zawsze squash", "w args TYLKO id",
-# "d'ora in poi". A word that means something else in a language with more training data stays.
+# "d'ora in poi". (French, Spanish, Portuguese and German have sentences there: their own words
+# have weights, and reading them as English measured worse.)
 _RULE_WORDS = {
     # Polish (with and without diacritics)
     "zawsze": "always", "nigdy": "never", "tylko": "only", "wyłącznie": "only", "wylacznie": "only",

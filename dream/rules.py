@@ -211,7 +211,8 @@ def split_pieces(text: str) -> list[Piece]:
             if index:
                 boundary = Boundary.CLAUSE if separator else Boundary.SENTENCE
             # a bullet goes, a flag's dashes stay: "--context on every kubectl command"
-            stripped = _BULLET.sub("", part.strip(" \t")).strip(" \t*•")
+            # ("SELECT *" keeps its star: only a leading one is a bullet)
+            stripped = _BULLET.sub("", part.strip(" \t")).lstrip(" \t*•").rstrip(" \t•")
             restored = stripped
             count = stripped.count(QUOTE_PLACEHOLDER)
             for original in originals[position : position + count]:

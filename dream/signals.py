@@ -44,6 +44,15 @@ _PERSONAL = re.compile(
     r"home address|social security|passport)\b",
     re.IGNORECASE,
 )
+# The words of every departure form (`statement.says_gone`), looked for before its pattern runs.
+_GONE_HINT = re.compile(
+    r"gone|dead|retir|drop|ditch|rip|rid of|kill|sunset|switch|turned off|shut|history|finished|over|"
+    r"no longer|nicht mehr|no more|not (?:on|using|use|with|in)|off|from|ya no|não usamos|nao usamos|"
+    r"c'est|est (?:fini|termin|supprim|coup|mort)|n'existe|acab|já era|morreu|ist (?:weg|tot)|"
+    r"gibt es|there(?: is|'s|s| are) no|(?:don't|dont|do not) (?:have|use)|tir|quit|elimin|abandon|largamos|"
+    r"wywal|wyrzuc|usun|wylacz|wyłącz|istnieje",
+    re.IGNORECASE,
+)
 # What a task request or a complaint can be worth, whatever the model read in it: below what the
 # review queue takes, so it is dropped (counted in the report), never queued or applied.
 _TASK_DURABILITY = 0.6
@@ -239,6 +248,7 @@ def read_message(
     from dream.redact import redact
     from dream.rules import message_rules, split_pieces
     from dream.sentences import strip_inline_code
+    from dream.statement import says_gone
 
     threshold = load_model().threshold
     # Redact the whole message first: a secret can span lines (a private key block) that the
@@ -246,6 +256,17 @@ def read_message(
     text_in = redacted_text if redacted_text is not None else redact(message.text).text
     pieces = split_pieces(text_in)
     scored = _score_pieces([piece.scored for piece in pieces], text_in)
+    for i, piece in enumerate(pieces):
+        asks = {"question", "request"} & set(scored[i].cues)  # "can u rip out the gtag stuff?"
+        if (
+            scored[i].probability < threshold
+            and not asks
+            and _GONE_HINT.search(piece.text)
+            and says_gone(piece.text)
+        ):
+            # "Slack, c'est terminé pour nous": a change announced is a rule piece; how durable it
+            # is stays the model's to say (it retires an entry only where one names it).
+            scored[i] = ScoredSentence(scored[i].text, threshold, ("decision",), scored[i].cues)
     is_rule = [s.probability >= threshold for s in scored]
     best_probability = max((s.probability for s in scored), default=0.0)
     signals = []

@@ -1336,6 +1336,11 @@ _DEPARTED = re.compile(
     r"tiramos|tirou|tiraram|quitamos|quitaron|eliminamos|abandonamos|largamos) "
     r"(?:o |a |os |as |el |la |los |las )?" + _NAME + "|"
     r"\b(?:no longer|not|nicht mehr) (?:on|using|uses|use|with|in) " + _NAME + "|"
+    r"\b(?:we're|we are|we've been|we have been|i'm|were|the team is) (?:now |finally |fully |all )?off "
+    + _NAME
+    + "|"
+    r"\b(?:wywalilismy|wywaliliśmy|wyrzucilismy|wyrzuciliśmy|usunelismy|usunęliśmy|wylaczylismy|"
+    r"wyłączyliśmy) " + _NAME + "|"
     r"\b(?:ya no usamos|não usamos mais|nao usamos mais|ya no se usa|no more) " + _NAME + "|"
     r"(?:^|[.!?;:,]\s+|\n)" + _NAME + r" (?:is|are|was|were|'s|has been|have been) "
     r"(?:(?:now|completely|finally|officially|fully|totally) )?"
@@ -1345,7 +1350,8 @@ _DEPARTED = re.compile(
     r"(?:^|[.!?;:,]\s+|\n)"
     + _NAME
     + r",? (?:c'est (?:fini|terminé|mort)|est (?:fini|terminé|supprimé|coupé|mort)|"
-    r"n'existe plus|se acabó|ya no existe|já era|acabou|morreu|ist weg|ist tot|gibt es nicht mehr)|"
+    r"n'existe plus|se acabó|ya no existe|já era|acabou|morreu|ist weg|ist tot|gibt es nicht mehr|"
+    r"wywalilismy|wywaliliśmy|wyrzucilismy|usunelismy|(?:juz|już) (?:dla nas )?nie istnieje|nie istnieje)|"
     r"\b(?:there is no|there's no|theres no|there are no|we don't have|we dont have|we do not have) "
     + _NAME
     + "|"
@@ -1370,6 +1376,12 @@ _NOT_A_THING = frozenset(
         "stage", "change", "fix", "issue", "bug", "pr", "prs", "binary", "import", "support",
     ]
 )  # fmt: skip
+
+
+def says_gone(text: str) -> bool:
+    """The text says some name is gone ("Slack, c'est terminé pour nous", "tfenv is gone"): news
+    of a change the person announced, a rule whatever the model reads in its words."""
+    return bool(_named_in(_DEPARTED, text))
 
 
 def _named_in(pattern: re.Pattern[str], text: str) -> tuple[tuple[str, ...], ...]:

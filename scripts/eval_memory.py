@@ -294,7 +294,7 @@ def _summary(name: str, scores: list[ProjectScore]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", choices=("dev", "dev2", "train", "heldout", "both"), default="both")
+    parser.add_argument("--split", choices=("dev", "dev2", "dev3", "train", "heldout", "both"), default="both")
     parser.add_argument("--show", action="store_true", help="list missed, junk and stale entries")
     parser.add_argument("--keep", type=Path, help="build the homes here and keep them")
     parser.add_argument(

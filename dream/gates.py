@@ -18,6 +18,9 @@ from dream import defaults
 from dream.actions import Action
 from dream.config import Config
 from dream.decisions import By
+from dream.matching import specific_terms
+from dream.rules import key_terms
+from dream.statement import content_terms, is_key_term
 
 if TYPE_CHECKING:
     from dream.memory import Entry
@@ -110,11 +113,23 @@ def gate_reasons(proposal: Proposal, pinned: tuple[str, ...] = ()) -> list[str]:
     return needs_person(proposal, pinned) + score_reasons(proposal)
 
 
+def names_something(text: str) -> bool:
+    """A tool, path, identifier, version or name ("squash-merge", "net/retry.go", "Dramatiq")."""
+    if key_terms(text):
+        return True
+    terms = content_terms(text)
+    return bool(specific_terms(terms)) or any(is_key_term(term) for term in terms)
+
+
 def not_worth_asking(proposal: Proposal, pinned: tuple[str, ...] = ()) -> bool:
     """Below the gates on its scores alone and too unsure to be worth the person's answer: what
-    is not durable is dropped, not queued."""
+    is not durable is dropped, not queued, and so is a rule that names nothing (no tool, path,
+    identifier, version or name: "Zawsze, nie osobno.", "B is a fine check on top."), which
+    the person could not judge out of its session either."""
     if needs_person(proposal, pinned) or proposal.action == Action.REDATE:
         return False
+    if proposal.action == Action.ADD and not names_something(proposal.text):
+        return True
     return proposal.durability < defaults.REVIEW_MIN_DURABILITY
 
 

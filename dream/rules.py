@@ -660,7 +660,8 @@ _STANDING = re.compile(
 
 # Opens the task of the day whatever follows: "Today's job is vaccination reminders: every night, …".
 _TASK_OPENER = re.compile(
-    r"^(?:today'?s (?:job|task|ticket|work)|the (?:job|task) (?:today|for today|now)|next (?:up|task|job)\b|"
+    r"^(?:today'?s (?:job|task|ticket|work)|the (?:job|task) (?:today|for today|now)|"
+    r"next (?:up|task|job|thing|step)\b|"
     r"(?:the )?first task|(?:for )?this (?:ticket|task)\b|today (?:we|i) (?:need|want|have)|"
     r"i need (?:a|an|the|some)\b|aujourd'hui|hoy toca|hoje (?:é|vamos)|heute (?:brauche|machen))",
     re.IGNORECASE,

@@ -1328,6 +1328,8 @@ _NAME = (
     r"(?:the |our |a |an |old |legacy |existing |o |a |el |la )*"
     r"([\w~@/+#.&-]+(?: (?!(?:" + _NAME_STOP + r")\b)[\w~@/+#.&-]+){0,2})"
 )
+# Where a name that is then said to be gone starts: a sentence, a clause, or after "fyi" / "btw".
+_ANCHOR = r"(?:^|[.!?;:,]\s+|\n)(?:(?:fyi|btw|so|and|also|oh|ok|okay|anyway|heads up|ps|note)[,:]?\s+)*"
 _DEPARTED = re.compile(
     r"\b(?:mov(?:ed|ing|e)|migrat(?:ed|ing|e)|switch(?:ed|ing)?|went|got|getting) "
     r"(?:[\w-]+ ){0,3}?(?:off|away from|from) " + _NAME + "|"
@@ -1341,21 +1343,25 @@ _DEPARTED = re.compile(
     + "|"
     r"\b(?:wywalilismy|wywaliliśmy|wyrzucilismy|wyrzuciliśmy|usunelismy|usunęliśmy|wylaczylismy|"
     r"wyłączyliśmy) " + _NAME + "|"
-    r"\b(?:ya no usamos|não usamos mais|nao usamos mais|ya no se usa|no more) " + _NAME + "|"
-    r"(?:^|[.!?;:,]\s+|\n)" + _NAME + r" (?:is|are|was|were|'s|has been|have been) "
+    r"\b(?:ya no usamos|não usamos mais|nao usamos mais|ya no se usa|no more) "
+    + _NAME
+    + "|"
+    + _ANCHOR
+    + _NAME
+    + r" (?:is|are|was|were|'s|has been|have been) "
     r"(?:(?:now|completely|finally|officially|fully|totally) )?"
     r"(?:gone|dead|retired|removed|deprecated|switched off|turned off|shut down|history|finished|over|"
     r"no longer (?:used|needed))\b|"
     # "Poetry c'est fini", "Slack, c'est terminé pour nous", "le SFTP n'existe plus", "X se acabó"
-    r"(?:^|[.!?;:,]\s+|\n)"
-    + _NAME
-    + r",? (?:c'est (?:fini|terminé|mort)|est (?:fini|terminé|supprimé|coupé|mort)|"
+     + _ANCHOR + _NAME + r",? (?:c'est (?:fini|terminé|mort)|est (?:fini|terminé|supprimé|coupé|mort)|"
     r"n'existe plus|se acabó|ya no existe|já era|acabou|morreu|ist weg|ist tot|gibt es nicht mehr|"
     r"wywalilismy|wywaliliśmy|wyrzucilismy|usunelismy|(?:juz|już) (?:dla nas )?nie istnieje|nie istnieje)|"
     r"\b(?:there is no|there's no|theres no|there are no|we don't have|we dont have|we do not have) "
     + _NAME
     + "|"
-    r"(?:^|[.!?;:,]\s+|\n)" + _NAME + r" (?:we|i) (?:don't|dont|do not) use (?:anymore|any more)\b",
+    + _ANCHOR
+    + _NAME
+    + r" (?:we|i) (?:don't|dont|do not) use (?:anymore|any more)\b",
     re.IGNORECASE,
 )
 _REFUSED = re.compile(

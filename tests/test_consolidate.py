@@ -825,6 +825,39 @@ def test_siblings_of_one_rule_merge_into_one_entry_dated_by_the_newer(tmp_path: 
     assert first[1] == first[0]
 
 
+@pytest.mark.parametrize(
+    ("said", "retired"),
+    [
+        ("heads up: Memcached was switched off on Friday.", True),
+        ("we're off Memcached since last week, sessions live in Redis.", True),
+        # a name in passing is no news of its going
+        ("the Memcached dashboard is slow today.", False),
+    ],
+)
+def test_news_that_a_name_is_gone_retires_the_entry_from_before_the_run(
+    tmp_path: Path, said: str, retired: bool
+) -> None:
+    """An entry says what memory held before; the person's news that its subject is gone replaces
+    it, with the old text archived, even when the model thinks the news itself of little weight."""
+    from dream.gates import Outcome, decide
+    from dream.proposals import propose
+
+    memory_dir = tmp_path / "projects" / "-p" / "memory"
+    memory_dir.mkdir(parents=True)
+    (memory_dir / "facts.md").write_text(
+        "# Facts\n\n- [2026-04-01] Sessions are cached in Memcached on port 11211.\n", encoding="utf-8"
+    )
+    memory = load_memory(memory_paths(memory_dir, "native"), "native")
+    news = make_signal(
+        said, "fact", datetime(2026, 5, 20, tzinfo=timezone.utc), confidence=0.5, durability=0.5
+    )
+    found = propose(memory, [news])
+    [proposal] = found.proposals
+    assert (proposal.action.value == "replace") is retired
+    [decision] = decide(found.proposals, Config(), ReviewState(None), set())
+    assert (decision.outcome == Outcome.APPLIED) is retired, decision.why
+
+
 def test_a_restatement_of_one_part_of_a_merged_entry_adds_nothing_in_the_next_run(
     no_fsync: None, tmp_path: Path
 ) -> None:

@@ -140,9 +140,29 @@ def test_what_is_not_durable_is_dropped_unless_the_person_must_settle_it(
         assert decision.why.startswith("not durable")
 
 
+@pytest.mark.parametrize(
+    ("text", "outcome"),
+    [
+        # below the gates, a rule that names nothing cannot be judged out of its session
+        ("Always, not separately.", Outcome.DROPPED),
+        ("B is a fine extra check on top of that.", Outcome.DROPPED),
+        # one that names what it is about is worth the question
+        ("Always squash-merge into main.", Outcome.PENDING),
+        ("Always squash-merge with `gh pr merge --squash`.", Outcome.PENDING),
+        ("Retries go through net/retry.go.", Outcome.PENDING),
+    ],
+)
+def test_a_rule_below_the_gates_that_names_nothing_is_not_queued(text: str, outcome: Outcome) -> None:
+    unsure = proposal(text=text, durability=defaults.REVIEW_MIN_DURABILITY, confidence=0.85)
+    [decision] = decide([unsure], Config(), ReviewState(None), set())
+    assert decision.outcome == outcome, decision.why
+
+
 def test_the_review_queue_lists_the_most_important_ten_and_counts_the_rest() -> None:
     floor = defaults.REVIEW_MIN_DURABILITY
-    unsure = [proposal(text=f"Unsure rule {i}.", durability=floor + i / 300) for i in range(12)]
+    unsure = [
+        proposal(text=f"Unsure rule {i} for src/app{i}.py.", durability=floor + i / 300) for i in range(12)
+    ]
     secret = proposal(text="Deploy key is [REDACTED:github-token].", hold=signal_holds(["github-token"], []))
     conflict = proposal(
         action=Action.REPLACE, target=ENTRY, text="Dramatiq, not Celery.", hold=["implicit contradiction"]
@@ -153,11 +173,14 @@ def test_the_review_queue_lists_the_most_important_ten_and_counts_the_rest() -> 
     assert len(listed) == defaults.REVIEW_QUEUE_MAX and len(waiting) == 4
     # What only the person can settle is never the part left out; then the likeliest rules.
     assert secret in [d.proposal for d in listed] and conflict in [d.proposal for d in listed]
-    assert {d.proposal.text for d in waiting} == {f"Unsure rule {i}." for i in range(4)}
+    assert {d.proposal.text for d in waiting} == {f"Unsure rule {i} for src/app{i}.py." for i in range(4)}
     assert all(d.outcome == Outcome.DROPPED and "most important" in d.why for d in waiting)
 
 
 def test_the_queue_length_is_configurable() -> None:
-    unsure = [proposal(text=f"Unsure rule {i}.", durability=defaults.REVIEW_MIN_DURABILITY) for i in range(5)]
+    unsure = [
+        proposal(text=f"Unsure rule {i} for src/app{i}.py.", durability=defaults.REVIEW_MIN_DURABILITY)
+        for i in range(5)
+    ]
     decisions = decide(unsure, Config(review_queue_max=2), ReviewState(None), set())
     assert sum(d.outcome == Outcome.PENDING for d in decisions) == 2

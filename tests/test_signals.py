@@ -736,3 +736,28 @@ def test_secrets_in_transcripts_stay_out_of_every_signal(isolated_home: Path) ->
             data = path.read_text(encoding="utf-8", errors="replace")
             for secret, _ in _secret_messages():
                 assert secret not in data, path
+
+
+@pytest.mark.parametrize(
+    ("message", "name"),
+    [
+        ("Hello. Slack, c'est terminé pour nous. Change the failure hook please.", "Slack"),
+        ("yo\nexq wywalilismy w zeszlym tyg\ndzis sms worker", "exq"),
+        ("fyi the old Memcached box is dead now, anyway the login page", "Memcached"),
+    ],
+)
+def test_a_change_announced_in_passing_is_a_signal_whatever_the_model_reads(message: str, name: str) -> None:
+    from dream.model import load_model
+    from dream.rules import split_pieces
+    from dream.signals import score_message
+
+    # The model alone misses the piece (what makes this a test of the rule, not of the model) ...
+    piece = next(p for p in split_pieces(message) if name in p.text)
+    [scored] = [s for s in score_message(message) if s.text == piece.scored]
+    assert scored.probability < load_model().threshold
+    # ... and the message still yields it, so an entry that names it can be retired.
+    assert any(name.lower() in s.text.lower() for s in _signals(message))
+
+
+def test_a_request_to_remove_something_is_no_announcement() -> None:
+    assert not any("gtag" in s.text for s in _signals("can u rip out the gtag stuff from app/layout.tsx?"))

@@ -180,6 +180,14 @@ def propose(
     return Proposals([p for p in work.proposals if not p.dropped], work.refusals)
 
 
+# News of a change that says it may not last: "we're off Redis for now", "until the migration".
+_FOR_A_WHILE = re.compile(
+    r"\bfor now\b|\btemporar|\buntil\b|\bfor the (?:moment|time being)\b|"
+    r"\bthis (?:week|sprint|month|quarter)\b",
+    re.IGNORECASE,
+)
+
+
 class _Working:
     """The working set of one `propose`: current entries, then this run's additions, each with its
     analysis. An item superseded later in the window is marked dead and no longer matched."""
@@ -239,7 +247,9 @@ class _Working:
                 found = departure(statement, other)
                 if found is not None:
                     self.gone.add(i)
-            if found is not None:
+            if found is not None and (found[1] or isinstance(item, Entry)):
+                # Within the window only an explicit change replaces what was said earlier:
+                # "both DS18B20 on gpio 5" does not undo "the Vext rail is gpio 36".
                 contradicted.append((i, item, found[0], found[1]))
             elif is_duplicate(statement, other) and (score := similarity(statement, other)) > best:
                 duplicate_of, best = (i, item), score
@@ -393,6 +403,9 @@ class _Working:
                 # it says, and the old entry goes to archive.md with the person's words.
                 proposal.confidence = max(proposal.confidence, defaults.GATE_MIN_CONFIDENCE)
                 proposal.durability = max(proposal.durability, defaults.GATE_MIN_DURABILITY)
+                if not _FOR_A_WHILE.search(text):
+                    # the change is made ("the docker-compose.yml is still there" dates nothing)
+                    proposal.change_risk = min(proposal.change_risk, defaults.GATE_MAX_CHANGE_RISK)
             self._add_item(proposal, statement)
         elif duplicate_of is not None:
             update = _restated(duplicate_of[1], signal, text, self.refusals)

@@ -35,7 +35,8 @@ _EXPLICIT = ("durable", "rule_verb", "preference", "decision", "we_state", "corr
 _VOLATILE = re.compile(
     r"\bfor now\b|\bcurrently\b|\bat the moment\b|\bright now\b|\buntil\b|\btemporar|"
     r"\bthis (?:week|sprint|month|quarter)\b|\bfor the time being\b|\bstill\b|\bnot yet\b|"
-    r"\bfor the moment\b|\btoday\b|\btomorrow\b",
+    # "today" dates the news ("the new board came today"); only "for today" limits the rule
+    r"\bfor the moment\b|\b(?:for|just|only|until) (?:today|tomorrow)\b",
     re.IGNORECASE,
 )
 _PERSONAL = re.compile(

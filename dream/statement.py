@@ -848,7 +848,15 @@ _SETTING_LINK = frozenset(
     }
 )
 # A unit after a number names no setting: "4 GB of RAM" is not "gb 4".
-_UNITS = frozenset(["gb", "mb", "kb", "tb", "ms", "sec", "secs", "mins", "hrs", "percent"])
+_UNITS = frozenset(
+    [
+        *("gb", "mb", "kb", "tb", "ms", "sec", "secs", "mins", "hrs", "percent"),
+        # "hive 2 was 71 kg": a quantity of something, not a setting called "kg"
+        *("kg", "g", "mg", "km", "m", "cm", "mm", "s", "min", "h", "v", "mv", "ma", "mah", "w", "kw"),
+        *("hz", "khz", "mhz", "ghz", "px", "rem", "em", "pt", "dpi", "fps", "kbps", "mbps", "rows"),
+        "lines",
+    ]
+)
 _NOT_A_NAME = (
     STOPWORDS
     | _SETTING_LINK

@@ -281,6 +281,10 @@ def _summary(name: str, scores: list[ProjectScore]) -> str:
         f"review queue at most {queue} per memory dir ({worth}/{queued} items worth an answer); "
         f"auto-applied precision {good_written / written if written else 0.0:.2f} ({good_written}/{written})"
     )
+    missed = [m.split("]", 1)[0].lstrip("[") for s in scores for m in s.missed]
+    if missed:
+        # where the missed items were lost: never a signal, a signal the gates dropped, or queued
+        line += "; missed: " + ", ".join(f"{missed.count(k)} {k}" for k in ("lost", "signal", "queued"))
     adversarial = sum(s.adversarial for s in scores)
     if adversarial:
         good_decisions = sum(s.good_decisions for s in scores)

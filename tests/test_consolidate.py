@@ -858,6 +858,26 @@ def test_news_that_a_name_is_gone_retires_the_entry_from_before_the_run(
     assert (decision.outcome == Outcome.APPLIED) is retired, decision.why
 
 
+def test_within_the_window_only_an_explicit_change_undoes_what_was_said_earlier(tmp_path: Path) -> None:
+    from dream.proposals import propose
+
+    memory_dir = tmp_path / "projects" / "-p" / "memory"
+    memory_dir.mkdir(parents=True)
+    memory = load_memory(memory_paths(memory_dir, "native"), "native")
+    day = datetime(2026, 5, 20, tzinfo=timezone.utc)
+    vext = make_signal("The Vext rail feeds the HX711; on the V3 it is gpio 36, LOW means on.", "fact", day)
+    sensor = make_signal(
+        "Both DS18B20 sensors go on the onewire bus on gpio 5.", "fact", day + timedelta(days=1)
+    )
+    texts = {p.text for p in propose(memory, [vext, sensor]).proposals}
+    # an implicit other value of "gpio" (another pin for another part) keeps both ...
+    assert texts == {vext.text, sensor.text}
+    # ... an explicit change ("we moved … now") replaces what was said before it
+    button = make_signal("The button is on gpio 4.", "fact", day)
+    moved = make_signal("We moved the button to gpio 7 now.", "fact", day + timedelta(days=1))
+    assert {p.text for p in propose(memory, [button, moved]).proposals} == {moved.text}
+
+
 def test_a_restatement_of_one_part_of_a_merged_entry_adds_nothing_in_the_next_run(
     no_fsync: None, tmp_path: Path
 ) -> None:

@@ -114,6 +114,12 @@ ROWS: list[tuple[str, str, bool]] = [
         False,
     ),
     ("novidade: subimos o minSdk pra 26, então java.time pode ser usado", "minSdk is 24.", True),
+    # a quantity is no setting: "71 kg" and "655 kg" set nothing called "kg"
+    (
+        "hive 2 was 71 kg in july and uint16 grams tops out at 65 kg.",
+        "Send the weight in units of 10 g, still uint16, that goes up to 655 kg.",
+        False,
+    ),
     # emphasis is no replacement: ", not ever" rejects nothing of the rule it repeats
     (
         "Not on prod, not ever.",

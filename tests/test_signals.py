@@ -761,3 +761,22 @@ def test_a_change_announced_in_passing_is_a_signal_whatever_the_model_reads(mess
 
 def test_a_request_to_remove_something_is_no_announcement() -> None:
     assert not any("gtag" in s.text for s in _signals("can u rip out the gtag stuff from app/layout.tsx?"))
+
+
+@pytest.mark.parametrize(
+    ("message", "risky"),
+    [
+        (
+            "The new Heltec V3 board came today; its PlatformIO env is heltec_wifi_lora_32_V3 from now on.",
+            False,
+        ),
+        ("Just for today, skip the Playwright suite in CI.", True),
+        ("Until the migration lands, always write to both tables.", True),
+    ],
+)
+def test_today_dates_news_and_only_for_today_limits_a_rule(message: str, risky: bool) -> None:
+    from dream import defaults
+    from dream.signals import ScoredSentence, _scores
+
+    _, _, change_risk, _ = _scores(ScoredSentence(message, 0.9, ("fact",), ()), redacted=False)
+    assert (change_risk > defaults.GATE_MAX_CHANGE_RISK) is risky

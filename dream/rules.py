@@ -749,6 +749,40 @@ def _leads(pieces: list[Piece], index: int) -> bool:
     )
 
 
+# "uses that trait", "this helper", "the same macro": a kind of thing named just before.
+_THAT_KIND = re.compile(
+    r"\b(?:that|this|the same|those|these) (trait|traits|tool|library|lib|package|crate|gem|module|class|"
+    r"helper|function|macro|command|script|flag|setting|option|wrapper|hook|mixin|decorator|util|utility|"
+    r"component|service|table|file|endpoint|image|plugin|extension|action|workflow|job|task|fixture)\b",
+    re.IGNORECASE,
+)
+
+
+def _says_nothing(text: str) -> bool:
+    """A short pointer with no name in it: "It has to.", "That's it.", "Same."."""
+    tidied = tidy(text)
+    pointer = _DEPENDENT.match(tidied) or _POINTER.search(tidied)
+    return _word_count(tidied) <= 3 and bool(pointer) and not key_terms(tidied)
+
+
+def _name_the_pointer(text: str, pieces: list[Piece], group: tuple[int, ...]) -> str:
+    """ "Every model with a clinic_id uses that trait" after "Does PatientNote use
+    BelongsToClinic?" → "… uses the BelongsToClinic trait": the last name of the piece before
+    the rule (or the one before it) that the rule does not name itself."""
+    match = _THAT_KIND.search(text)
+    if match is None or group[0] == 0:
+        return text
+    for index in (group[0] - 1, group[0] - 2):
+        if index < 0:
+            break
+        names = [m.group(0).strip("`") for m in _KEY.finditer(pieces[index].text)]
+        names = [n for n in names if n.lower() not in text.lower()]
+        if names:
+            named = f"the {names[-1]} {match.group(1)}"
+            return text[: match.start()] + named + text[match.end() :]
+    return text
+
+
 def message_rules(
     pieces: list[Piece],
     is_rule: list[bool],
@@ -765,8 +799,16 @@ def message_rules(
         is_rule = [flag and i not in answered.pieces for i, flag in enumerate(is_rule)]
     for group in join_one_rule(pieces, group_pieces(pieces, is_rule), categories):
         if group[0] == 0 and is_dependent(pieces[0].text) and not (len(group) > 1 and _leads(pieces, 0)):
-            continue  # "Use them for every new component." with nothing before it to say what
-        rewritten = rewrite(pieces, group, frozenset(i for i in group if is_rule[i]))
+            # "Use them for every new component." with nothing before it to say what; "Both,
+            # but A is the rule: every job that sends … implements ShouldBeUnique" keeps its rule
+            group = group[1:]
+            if not any(is_rule[i] for i in group) or is_dependent(pieces[group[0]].text):
+                continue
+        while len(group) > 1 and not is_rule[group[0]] and _says_nothing(pieces[group[0]].text):
+            group = group[1:]  # "It has to." before the rule it agrees with
+        rewritten = _name_the_pointer(
+            rewrite(pieces, group, frozenset(i for i in group if is_rule[i])), pieces, group
+        )
         # Only the rule pieces decide: "When you write SQL, uppercase the keywords" opens like a
         # question and is none; "do we never use ORMs here?" is one.
         asked = all(as_rule(pieces[i].text).endswith("?") for i in group if is_rule[i])

@@ -203,6 +203,18 @@ def rules(text: str, rule_at: set[int]) -> list[str]:
             ["Staging moved from Heroku to Render last week."],
         ),
         ("A bit of news first: we retired Jenkins on Friday.", {0}, ["We retired Jenkins on Friday."]),
+        # a dependent opening goes, the rule after it stays
+        (
+            "Both, but A is the rule: every job that emails a customer implements ShouldBeUnique.",
+            {0, 1},
+            ["Every job that emails a customer implements ShouldBeUnique."],
+        ),
+        # "that trait" names the thing the piece before it named
+        (
+            "Does InvoiceNote use BelongsToTenant? It has to. Every model with a tenant_id uses that trait.",
+            {2},
+            ["Every model with a tenant_id uses the BelongsToTenant trait."],
+        ),
         # dropping: what cannot stand alone is not stored
         ("Use them for every new component.", {0}, []),
         ("Every time.", {0}, []),

@@ -153,6 +153,10 @@ _FLAT_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):[ \t]+(\S.*?)[ \t]*")
 _YAML_SPECIAL = re.compile(r"[-?:,\[\]{}#&*!|>'\"%@`]|[0-9+.~]|(?i:true|false|yes|no|on|off|null|y|n)$")
 
 
+# A double-quoted scalar with no escape in it reads as the text between its quotes.
+_DOUBLE_QUOTED = re.compile(r'"([^"\\]*)"')
+
+
 def _flat_frontmatter(block: str) -> dict[str, Any] | None:
     """`key: value` lines of plain words, read without YAML (whose import is most of a warm run's
     load); None for anything else, which YAML reads."""
@@ -161,7 +165,14 @@ def _flat_frontmatter(block: str) -> dict[str, Any] | None:
         if not line.strip():
             continue
         m = _FLAT_LINE.fullmatch(line)
-        if m is None or _YAML_SPECIAL.match(m.group(2)) or ": " in m.group(2) or " #" in m.group(2):
+        if m is None:
+            return None
+        quoted = _DOUBLE_QUOTED.fullmatch(m.group(2))
+        if quoted is not None:
+            # "Corrections: where the agent was wrong": what dream writes for a colon in a value
+            data[m.group(1)] = quoted.group(1)
+            continue
+        if _YAML_SPECIAL.match(m.group(2)) or ": " in m.group(2) or " #" in m.group(2):
             return None
         data[m.group(1)] = m.group(2)
     return data

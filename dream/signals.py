@@ -45,15 +45,6 @@ _PERSONAL = re.compile(
     r"home address|social security|passport)\b",
     re.IGNORECASE,
 )
-# The words of every departure form (`statement.says_gone`), looked for before its pattern runs.
-_GONE_HINT = re.compile(
-    r"gone|dead|retir|drop|ditch|rip|rid of|kill|sunset|switch|turned off|shut|history|finished|over|"
-    r"no longer|nicht mehr|no more|not (?:on|using|use|with|in)|off|from|ya no|não usamos|nao usamos|"
-    r"c'est|est (?:fini|termin|supprim|coup|mort)|n'existe|acab|já era|morreu|ist (?:weg|tot)|"
-    r"gibt es|there(?: is|'s|s| are) no|(?:don't|dont|do not) (?:have|use)|tir|quit|elimin|abandon|largamos|"
-    r"wywal|wyrzuc|usun|wylacz|wyłącz|istnieje",
-    re.IGNORECASE,
-)
 # What a task request or a complaint can be worth, whatever the model read in it: below what the
 # review queue takes, so it is dropped (counted in the report), never queued or applied.
 _TASK_DURABILITY = 0.6
@@ -259,12 +250,7 @@ def read_message(
     scored = _score_pieces([piece.scored for piece in pieces], text_in)
     for i, piece in enumerate(pieces):
         asks = {"question", "request"} & set(scored[i].cues)  # "can u rip out the gtag stuff?"
-        if (
-            scored[i].probability < threshold
-            and not asks
-            and _GONE_HINT.search(piece.text)
-            and says_gone(piece.text)
-        ):
+        if scored[i].probability < threshold and not asks and says_gone(piece.text):
             # "Slack, c'est terminé pour nous": a change announced is a rule piece; how durable it
             # is stays the model's to say (it retires an entry only where one names it).
             scored[i] = ScoredSentence(scored[i].text, threshold, ("decision",), scored[i].cues)

@@ -1321,8 +1321,8 @@ def analyse(text: str) -> Statement:
         settings=tuple(sorted((name, frozenset(values)) for name, values in settings.items())),
         plans=tuple(plans),
         drops=tuple(drops),
-        departed=_named_in(_DEPARTED, text),
-        refused=_named_in(_REFUSED, text),
+        departed=_named_in(_DEPARTED, text) if _GONE_HINT.search(text) else (),
+        refused=_named_in(_REFUSED, text) if _REFUSED_HINT.search(text) else (),
     )
 
 
@@ -1372,6 +1372,19 @@ _DEPARTED = re.compile(
     + r" (?:we|i) (?:don't|dont|do not) use (?:anymore|any more)\b",
     re.IGNORECASE,
 )
+# The words of every departure form, looked for before the pattern runs (most texts have none).
+_GONE_HINT = re.compile(
+    r"gone|dead|retir|drop|ditch|rip|rid of|kill|sunset|switch|turned off|shut|history|finished|over|"
+    r"remov|deprecat|"
+    r"no longer|nicht mehr|no more|not (?:on|using|use|with|in)|off|from|ya no|não usamos|nao usamos|"
+    r"c'est|est (?:fini|termin|supprim|coup|mort)|n'existe|acab|já era|morreu|ist (?:weg|tot)|"
+    r"gibt es|there(?: is|'s|s| are) no|(?:don't|dont|do not) (?:have|use)|tir|quit|elimin|abandon|largamos|"
+    r"wywal|wyrzuc|usun|wylacz|wyłącz|istnieje",
+    re.IGNORECASE,
+)
+_REFUSED_HINT = re.compile(
+    r"\b(?:no|never|not|without|avoid|don'?t|do not|stop|nada|sin|sem|kein|keine|nunca)\b", re.IGNORECASE
+)
 _REFUSED = re.compile(
     r"\b(?:no|never|not|without|avoid|(?:don't|dont|do not|never) (?:use|add|create|write|touch)|"
     r"stop using|nada de|sin|sem|kein|keine|nunca) (?:new |any |more |the |a |plain )?" + _NAME,
@@ -1395,7 +1408,7 @@ _NOT_A_THING = frozenset(
 def says_gone(text: str) -> bool:
     """The text says some name is gone ("Slack, c'est terminé pour nous", "tfenv is gone"): news
     of a change the person announced, a rule whatever the model reads in its words."""
-    return bool(_named_in(_DEPARTED, text))
+    return bool(_GONE_HINT.search(text)) and bool(_named_in(_DEPARTED, text))
 
 
 def _named_in(pattern: re.Pattern[str], text: str) -> tuple[tuple[str, ...], ...]:

@@ -571,6 +571,10 @@ def test_the_plain_parser_answers_for_the_files_dream_writes() -> None:
         "name: yes\n",
         "name: 42\n",
         'description: "quoted: value"\n',
+        'description: "Corrections: where the agent was wrong and what is right"\ntype: feedback\n',
+        'description: "with \\" an escape"\n',
+        'description: "unterminated\n',
+        'description: "two" "strings"\n',
         "metadata:\n  type: user\n",
         "name: a # comment\n",
         "name: Ship it: now\n",
@@ -589,3 +593,13 @@ def test_flat_frontmatter_is_read_as_yaml_reads_it_or_left_to_yaml(block: str) -
     flat = _flat_frontmatter(block)
     if flat is not None:
         assert flat == yaml.safe_load(block)
+
+
+def test_the_frontmatter_dream_writes_is_read_without_yaml() -> None:
+    from dream.memory import _flat_frontmatter
+
+    # the Corrections file's description holds a colon, so dream writes it quoted
+    assert _flat_frontmatter('name: Corrections\ndescription: "Corrections: what is right"\n') == {
+        "name": "Corrections",
+        "description": "Corrections: what is right",
+    }

@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from dream import defaults
 from dream.sentences import QUOTE_PLACEHOLDER, prose_lines
-from dream.statement import content_terms, is_complaint, is_key_term
+from dream.statement import STOPWORDS, content_terms, is_complaint, is_key_term
 
 # As `sentences`' quoted spans, except after "=": in precision='bf16-mixed' the quote is a value the
 # person set, and the model should read it.
@@ -503,13 +503,25 @@ def rewrite(pieces: list[Piece], group: tuple[int, ...], core: frozenset[int] = 
     return text + "." if text and text[-1] not in ".?\"'`。！？" else text
 
 
+# Words a rule's clause opens with that are no name (beside the stop words).
+_COMMON_OPENERS = frozenset(
+    "use never always don't dont do keep prefer run avoid only no not every each make put write add "
+    "stick let's lets please just also then so but and or instead rather even".split()
+)
+
+
 def _joined_length(pieces: list[Piece], group: tuple[int, ...]) -> int:
     return sum(len(as_rule(pieces[i].text)) + 2 for i in group)
 
 
 def _lower_ok(piece: str) -> bool:
+    """The piece's first word may go lower-case after "; ": a common word ("The", "Never"), not a
+    name the person capitalised ("Envoyer is gone", "Sidekiq runs the jobs")."""
     first = piece.split(" ", 1)[0]
-    return first[:1].isupper() and first[1:].islower() and first not in {"I", "I'm", "I'd"}
+    if not (first[:1].isupper() and first[1:].islower()) or first in {"I", "I'm", "I'd"}:
+        return False
+    word = first.lower().rstrip(",.;:!?")
+    return word in STOPWORDS or word in _COMMON_OPENERS
 
 
 def _shorten(text: str) -> str:

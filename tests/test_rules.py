@@ -203,6 +203,17 @@ def rules(text: str, rule_at: set[int]) -> list[str]:
             ["Staging moved from Heroku to Render last week."],
         ),
         ("A bit of news first: we retired Jenkins on Friday.", {0}, ["We retired Jenkins on Friday."]),
+        # a clause joined after "; " keeps a name's capital, a common word loses it
+        (
+            "Deploys go through GitHub Actions now — Envoyer is gone.",
+            {0, 1},
+            ["Deploys go through GitHub Actions now; Envoyer is gone."],
+        ),
+        (
+            "Deploys go through GitHub Actions — Never from a laptop.",
+            {0, 1},
+            ["Deploys go through GitHub Actions; never from a laptop."],
+        ),
         # a dependent opening goes, the rule after it stays
         (
             "Both, but A is the rule: every job that emails a customer implements ShouldBeUnique.",

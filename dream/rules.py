@@ -505,8 +505,11 @@ def rewrite(pieces: list[Piece], group: tuple[int, ...], core: frozenset[int] = 
 
 # Words a rule's clause opens with that are no name (beside the stop words).
 _COMMON_OPENERS = frozenset(
-    "use never always don't dont do keep prefer run avoid only no not every each make put write add "
-    "stick let's lets please just also then so but and or instead rather even".split()
+    [
+        *("use", "never", "always", "don't", "dont", "do", "keep", "prefer", "run", "avoid", "only"),
+        *("no", "not", "every", "each", "make", "put", "write", "add", "stick", "let's", "lets"),
+        *("please", "just", "also", "then", "so", "but", "and", "or", "instead", "rather", "even"),
+    ]
 )
 
 

@@ -251,6 +251,22 @@ _UNICODE_RULES: tuple[_Rule, ...] = (
         group="v",
         validate=lambda m: _stated_secret_ok(m),
     ),
+    _Rule(
+        "password",
+        # Turkish puts the value right after the word: "sunucu şifresi R4v3n43^".
+        _lazy(r"(?:şifresi|şifre|parolası)[ \t]+(?P<v>[^\s,;]{6,})", re.I),
+        ("şifre", "parolası"),
+        group="v",
+        validate=lambda m: _stated_secret_ok(m),
+    ),
+    _Rule(
+        "api-key",
+        # "카카오 REST API 키: 833a0e9b…": a key (키) named, then hex.
+        _lazy(r"키[ \t]*[:：=][ \t]*(?P<v>[0-9A-Za-z]{24,})", re.I),
+        ("키",),
+        group="v",
+        validate=lambda m: _has_digit_and_letter(m.group("v")),
+    ),
 )
 
 
@@ -267,6 +283,18 @@ _SENTENCE_WORDS = frozenset(
 def _in_code(v: str) -> bool:
     """`pw = pw[:-1]`, `pwd=None`, `pw = self.passwd`: a name in code, not a value."""
     return _looks_like_code(v) or v.lower() in _STOPWORDS or re.fullmatch(r"[A-Za-z_][\w.]*", v) is not None
+
+
+def _national_id_ok(m: re.Match[str]) -> bool:
+    """Six digits or more; or an Indian PAN (`KINPJ8634R`); or a passport number, letters and at
+    least one digit (`CZZZ7FTFJ`)."""
+    v = m.group("v")
+    if sum(c.isdigit() for c in v) >= 6:
+        return True
+    said = m.group(0).lower()
+    if said.startswith("pan"):
+        return re.fullmatch(r"[A-Z]{5}[0-9]{4}[A-Z]", v) is not None
+    return said.startswith("passport") and v.isalnum() and len(v) >= 8 and _has_digit_and_letter(v)
 
 
 def _stated_secret_ok(m: re.Match[str]) -> bool:
@@ -290,6 +318,14 @@ _NL = r"(?:[ \t\r\n]|\\+[rn])"  # a real newline, or escaped inside a JSON strin
 # costs about what a literal pre-check would, so most rules have none.
 _MIN_TOKEN = 20
 _TOKEN_RULES: tuple[_Rule, ...] = (
+    _Rule(
+        "private-key",
+        # 86 to 90 characters of base58 and nothing else: a 64-byte key (Solana, a Phantom export).
+        # Random base64 of that length avoids 0, O, I, l, + and / about once in five thousand.
+        _lazy(r"(?<![0-9A-Za-z+/=])[1-9A-HJ-NP-Za-km-z]{86,90}(?![0-9A-Za-z+/=])"),
+        (),
+        validate=lambda m: _has_digit_and_letter(m.group(0)) and _mixed_case(m),
+    ),
     _Rule("anthropic-key", _lazy(r"sk-ant-" + _lb(7, "A-Za-z0-9") + r"[A-Za-z0-9_-]{20,}")),
     _Rule(
         "openai-key",
@@ -620,6 +656,52 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
         group="v",
         validate=_url_password_ok,
     ),
+    # Credentials given to a command by its own flag (the fifth tuning corpus): each tool's flag.
+    *(
+        _Rule(
+            kind,
+            _lazy(pattern, re.I | re.A),
+            (needle,),
+            group="v",
+            validate=lambda m: not _is_placeholder(m.group("v")),
+        )
+        for kind, needle, pattern in (
+            ("command-password", "ipmitool", r"ipmitool\b[^\n|;&]*?[ \t]-P[ \t]+[\"']?(?P<v>[^\s\"']{4,})"),
+            (
+                "command-password",
+                "snmp",
+                r"snmp(?:walk|bulkwalk|get|getnext|bulkget|set|table|trap|netstat|df)\b[^\n|;&]*?"
+                r"[ \t]-[cAX][ \t]+[\"']?(?P<v>[^\s\"']{4,})",
+            ),
+            ("command-password", "-password", r"(?<![\w-])-password[ \t=]+[\"']?(?P<v>[^\s\"']{4,})"),
+            ("license-key", "-serial", r"(?<![\w-])-serial[ \t=]+(?P<v>[A-Z0-9]{2}(?:-[A-Z0-9]{4}){3,5})"),
+            (
+                "command-password",
+                "net use",
+                r"net[ \t]+use\b[^\n]*?[ \t]\\\\\S+[ \t]+(?P<v>[^\s/\"']{4,})[ \t]+/user",
+            ),
+            ("license-key", "/ipk", r"/ipk[ \t]+(?P<v>(?:[A-Z0-9]{5}-){4}[A-Z0-9]{5})"),
+            ("password", "psk", r"\bPSK[ \t]+[\"'](?P<v>[^\"'\n]{4,})[\"']"),
+            ("password", "key content", r"Key Content[ \t]*:[ \t]*(?P<v>\S{4,})"),
+            ("api-key", "local key", r"local[ _]key[ \t]*[:=]?[ \t]+(?P<v>\S{8,})"),
+            ("api-key", "contribsys", r"contribsys\.com[ \t:=]+(?P<v>[0-9a-f]{8}:[0-9a-f]{8})"),
+            ("api-key", "ser.", r"(?<![\w.])(?P<v>ser\.[A-Za-z0-9]{20,})"),
+            # "client_id 94f8… / secret 671c…": a secret named, then a long run of hex or base62
+            ("api-key", "secret ", r"\bsecret[ \t]+(?P<v>(?=[A-Za-z]*[0-9])[A-Za-z0-9]{24,})(?![A-Za-z0-9])"),
+            # Indonesian: "password vps-nya C4ctus80#"
+            ("password", "-nya", r"password[ \t]+\S+-nya[ \t]+(?P<v>[^\s,;]{6,})"),
+            (
+                "secret-variable",
+                "dockerconfigjson",
+                r"\.dockerconfigjson[\"']?[ \t]*:[ \t]*[\"']?(?P<v>[A-Za-z0-9+/=]{20,})",
+            ),
+            (
+                "license-key",
+                "begin license",
+                r"-{3,}[ \t]*BEGIN LICENSE[ \t]*-{3,}(?P<v>[\s\S]{10,2000}?)(?:-{3,}[ \t]*END LICENSE|\Z)",
+            ),
+        )
+    ),
 )
 
 # Header and key names in any case: needles are found in the lower-cased text, the regex matched there.
@@ -871,9 +953,10 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
         # passport): the words, then the number.
         _lazy(
             r"(?:ni number|national insurance(?: number)?|\bsin\b|aadhaar|"
-            r"\bpan\b(?: card)?(?: number)?|\bcpf\b|"
+            r"\bpan\b(?: card)?(?: number)?|\bcpf\b|\bdni\b|personnummer|"
             r"steuer-?id|steueridentifikationsnummer|tax id|passport(?: number| no\.?)?)"
-            r"[^\n0-9]{0,20}?(?P<v>(?=[A-Z0-9 .-]*[0-9][A-Z0-9 .-]*[0-9])[A-Z0-9][A-Z0-9 .-]{6,18}[A-Z0-9])"
+            # the number in capitals and digits whatever the case of the words: "DNI es 73057170Q y"
+            r"[^\n0-9]{0,20}?(?P<v>(?-i:(?=[A-Z0-9 .-]*[0-9])[A-Z0-9][A-Z0-9 .-]{6,18}[A-Z0-9]))"
             r"(?![A-Za-z0-9])",
             re.I,
         ),
@@ -890,9 +973,11 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
             "steuer",
             "tax id",
             "passport",
+            "dni",
+            "personnummer",
         ),
         group="v",
-        validate=lambda m: sum(c.isdigit() for c in m.group("v")) >= 6,
+        validate=lambda m: _national_id_ok(m),
     ),
     _Rule(
         "pin",
@@ -1517,6 +1602,7 @@ _CONTEXT_VALUE = re.compile(
 _NEAR_VALUE = re.compile(
     r"[ \t:=\"'`]{1,3}([A-Za-z0-9_][A-Za-z0-9+/=_.~!@#$%^&*:-]{7,10})(?![A-Za-z0-9+/=_.~!@#$%^&*:-])"
 )
+_FILE_END = re.compile(r"\.[A-Za-z]{1,5}$")
 _EMAIL_OR_HOST = re.compile(r"[^@\s]*@[A-Za-z0-9-]+\.[A-Za-z]{2,}\S*")
 _LINE_END = re.compile(r"\n")
 _CLAUSE_END = re.compile(r"[.;!?](?:\s|$)|\n")
@@ -1548,6 +1634,8 @@ def _random_looking(value: str, strong: bool = False, near: bool = False) -> boo
         return True
     if len(v) < 12 or "://" in v or v.startswith(("/", "./", "~", "$")):
         return False
+    if "/" in v and (_FILE_END.search(v) or "*" in v):
+        return False  # "keys in lang/pt_PT/*.php": a path or a glob, not a value
     if _DOTTED.fullmatch(v) or _is_placeholder(v) or re.fullmatch(r"[0-9.:-]+", v) or v.isalpha():
         return False
     if _EMAIL_OR_HOST.fullmatch(v):

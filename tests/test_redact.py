@@ -486,6 +486,22 @@ CASES: list[tuple[str, str, str]] = [
      "_|WARNING:-DO-NOT-SHARE-THIS." + "--x|" + "A1B2C3D4E5F6A7B8C9D0"),
     ("national-id", "my aadhaar 4821 7730 9912 is in the form", "4821 7730 9912"),
     ("bank-account", "ACH routing/account 061000052 / 483920175566 for the test", "061000052 / 483920175566"),
+    # credentials given to a command by its own flag, licences, national ids written another way
+    ("command-password", "ipmitool -I lanplus -H 10.1.2.3 -U root -P 'Wq7!zT2pLm' sensor list", "Wq7!zT2pLm"),
+    ("command-password", "snmpget -v2c -c Tz81qpWv 10.0.0.9 sysName.0", "Tz81qpWv"),
+    ("command-password", "build.sh -username ci@corp.io -password Gl4cier%9 -quit", "Gl4cier%9"),
+    ("license-key", "editor -batchmode -serial QX-7K2M-9T4P-1L8R-ZZ3N-H5W6 -quit",
+     "QX-7K2M-9T4P-1L8R-ZZ3N-H5W6"),
+    ("license-key", "slmgr /ipk W269N-WFGWX-YVC9B-4J6C9-T83GX then /ato", "W269N-WFGWX-YVC9B-4J6C9-T83GX"),
+    ("password", 'left right : PSK "Marble#kite4410"', "Marble#kite4410"),
+    ("password", "    Key Content            : amber-lynx-fjord7", "amber-lynx-fjord7"),
+    ("api-key", "client_id 5c1e / secret 3b9f0c2e7a41d86f5c0b9e2d7a13 (sandbox)",
+     "3b9f0c2e7a41d86f5c0b9e2d7a13"),
+    ("national-id", "PAN card number ABCPE1234F is rejected", "ABCPE1234F"),
+    ("national-id", "mi DNI es 12345678Z y no pasa", "12345678Z"),
+    ("national-id", "passport no. KX9ZRT4PL, expires soon", "KX9ZRT4PL"),
+    ("private-key", "export: " + "4Ry" + "7Xk2PqWmN9vLbT3hJcZ8eGf5sDuYaK1oV6wEiRtQpMz" * 2 + " done",
+     "4Ry" + "7Xk2PqWmN9vLbT3hJcZ8eGf5sDuYaK1oV6wEiRtQpMz" * 2),
 ]  # fmt: skip
 
 
@@ -843,6 +859,10 @@ OLDPWD=/home/dana/src cd -
 bypass: true
 'pass': 'The "pass" statement\n',
 help = "The password for the database"
+All Client-facing text goes through __() with keys in lang/pt_PT/*.php, in European Portuguese.
+Session ids in memory read "(source: session 2026-10-04 00000000, confidence: high)".
+the secret sauce is consistency, not cleverness
+pan the camera left before the passport scene
 """
 
 

@@ -19,8 +19,7 @@ from dream.actions import Action
 from dream.config import Config
 from dream.decisions import By
 from dream.matching import specific_terms
-from dream.rules import key_terms
-from dream.statement import content_terms, is_key_term
+from dream.statement import content_terms, is_key_term, key_terms
 
 if TYPE_CHECKING:
     from dream.memory import Entry

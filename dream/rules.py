@@ -19,7 +19,8 @@ from functools import lru_cache
 
 from dream import defaults
 from dream.sentences import QUOTE_PLACEHOLDER, prose_lines
-from dream.statement import STOPWORDS, content_terms, is_complaint, is_key_term
+from dream.statement import KEY_TERM as _KEY
+from dream.statement import STOPWORDS, content_terms, is_complaint, is_key_term, key_terms
 
 # As `sentences`' quoted spans, except after "=": in precision='bf16-mixed' the quote is a value the
 # person set, and the model should read it.
@@ -58,14 +59,6 @@ _REQUEST = re.compile(
     r"^(?:can|could|would|will) (?:you|u)\b|^(?:fix|add|run|create|make|write|rename|remove|delete|"
     r"check|look|try|revert|show|open|explain|update|port|convert|send|paste|let me|give me)\b",
     re.IGNORECASE,
-)
-_KEY = re.compile(
-    r"[\w.-]*[./_][\w./*-]+|`[^`]+`|\b[A-Z][a-z]+[A-Z]\w*|\b[a-z]+[A-Z]\w*|\b[A-Z]{2,}\w*|\b\d+(?:\.\d+)+\b|"
-    # a name inside a sentence ("we moved it to Kamal", "staging is on Heroku"), not its first word
-    r"(?<=[a-z,;:] )[A-Z][a-z]{2,}\b|"
-    r"\b(?:npm|pnpm|yarn|pip|uv|poetry|cargo|go|gradle|docker|postgres|redis|jest|vitest|pytest|"
-    r"ruff|mypy|eslint|prettier|tailwind|react|python|node|kotlin|swift|rust|java|git|github|"
-    r"gitlab|terraform|kubernetes|helm|polars|pandas|storybook|playwright|mockk|mockito)\b",
 )
 
 _LIST_ITEM = re.compile(r"^\s*(?:\d{1,2}[.)]|[-*•](?!-))\s+")
@@ -283,10 +276,6 @@ def elaborates(piece: Piece) -> bool:
 
 def is_reason(text: str) -> bool:
     return bool(_REASON.search(tidy(text)))
-
-
-def key_terms(text: str) -> set[str]:
-    return {m.group(0).strip("`").lower() for m in _KEY.finditer(text)}
 
 
 def group_pieces(pieces: list[Piece], is_rule: list[bool]) -> list[tuple[int, ...]]:

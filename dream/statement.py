@@ -658,6 +658,24 @@ _PHRASES = (
 )
 
 
+# What names a thing in a rule's words: a path or dotted name, code, a CamelCase or ALL-CAPS word,
+# a version, a capitalised name inside a sentence, a common tool. (Here, not in `rules`, so the
+# gates can ask it without importing the message parser.)
+KEY_TERM = re.compile(
+    r"[\w.-]*[./_][\w./*-]+|`[^`]+`|\b[A-Z][a-z]+[A-Z]\w*|\b[a-z]+[A-Z]\w*|\b[A-Z]{2,}\w*|\b\d+(?:\.\d+)+\b|"
+    # a name inside a sentence ("we moved it to Kamal", "staging is on Heroku"), not its first word
+    r"(?<=[a-z,;:] )[A-Z][a-z]{2,}\b|"
+    r"\b(?:npm|pnpm|yarn|pip|uv|poetry|cargo|go|gradle|docker|postgres|redis|jest|vitest|pytest|"
+    r"ruff|mypy|eslint|prettier|tailwind|react|python|node|kotlin|swift|rust|java|git|github|"
+    r"gitlab|terraform|kubernetes|helm|polars|pandas|storybook|playwright|mockk|mockito)\b",
+)
+
+
+def key_terms(text: str) -> set[str]:
+    """The names a text holds, lower-cased: `fmt.Errorf`, `ledger_entries`, `Kamal`, `pnpm`."""
+    return {m.group(0).strip("`").lower() for m in KEY_TERM.finditer(text)}
+
+
 def _join_phrases(lowered: str) -> str:
     for phrase, joined in _PHRASES:
         lowered = lowered.replace(phrase, joined)

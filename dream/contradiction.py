@@ -16,6 +16,8 @@ npm only by implication, so it never counts as an explicit change.
 
 from __future__ import annotations
 
+import re
+
 from dream.statement import GROUP_OF, VERSION, Statement, is_key_term, stem
 
 # Words that say a statement changes or asserts something, not what it is about: two entries
@@ -142,6 +144,14 @@ def contradiction(new: Statement, old: Statement) -> tuple[str, bool] | None:
     return _dropped_plan(new, old) or _subject_switch(new, old)
 
 
+_PARTS = re.compile(r"[./_-]+")
+
+
+def term_parts(term: str) -> set[str]:
+    """The words of a compound term, stemmed: "sftp.cave-coop.internal" → sftp, cave, coop, …"""
+    return {stem(part) for part in _PARTS.split(term) if part}
+
+
 def departure(new: Statement, old: Statement) -> tuple[str, bool] | None:
     """The new statement says a name the old one uses is gone ("we finished moving off
     Contentful" against "Content comes from Contentful via the GraphQL API"): every word of the
@@ -153,8 +163,10 @@ def departure(new: Statement, old: Statement) -> tuple[str, bool] | None:
     rule of the week that names the thing in passing (an example commit message that mentions
     the SFTP parser) is not a fact about it."""
     agreeing = {term for name in old.refused + old.departed for term in name}
+    # "sftp" is in "sftp.cave-coop.internal", "contentful" in "lib/contentful.ts"
+    has = old.terms | {part for term in old.terms if not term.isalnum() for part in term_parts(term)}
     for name in new.departed:
-        if not all(term in old.terms for term in name) or agreeing & set(name):
+        if not all(term in has for term in name) or agreeing & set(name):
             continue
         if all(term in _GENERIC or term.replace(".", "").isdigit() for term in name):
             continue

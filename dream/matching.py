@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from dream.contradiction import group_conflict
+from dream.contradiction import group_conflict, term_parts
 from dream.statement import GROUP_OF, VERSION, Statement, is_key_term
 
 
@@ -90,6 +90,8 @@ class TermIndex:
         self._postings: dict[str, list[int]] = defaultdict(list)
         self._positive: dict[str, list[int]] = defaultdict(list)
         self._settings: dict[str, list[int]] = defaultdict(list)
+        # The parts of a compound term ("sftp" of "sftp.cave-coop.internal"): what a departure names.
+        self._parts: dict[str, list[int]] = defaultdict(list)
         self._sizes: dict[int, int] = {}
 
     def add(self, item: int, statement: Statement) -> None:
@@ -100,6 +102,10 @@ class TermIndex:
             self._positive[term].append(item)
         for name, _ in statement.settings:
             self._settings[name].append(item)
+        for term in statement.terms:
+            if not term.isalnum():
+                for part in term_parts(term):
+                    self._parts[part].append(item)
 
     def candidates(self, statement: Statement) -> set[int]:
         """Items that could be a duplicate of the statement or contradict it; a superset, cheap.
@@ -125,6 +131,7 @@ class TermIndex:
             found.update(self._positive.get(term, ()))
         for departed in statement.departed:  # "Contentful is gone": whatever else the entry says
             found.update(self._postings.get(departed[0], ()))
+            found.update(self._parts.get(departed[0], ()))
         # Another value of one named setting ("minSdk is 24" vs a long message bumping it to 26)
         for name, _ in statement.settings:
             found.update(self._settings.get(name, ()))

@@ -1348,14 +1348,21 @@ def analyse(text: str) -> Statement:
 # "the SFTP import", "~/.logslice.toml", "Weights & Biases".
 _NAME_STOP = (
     r"to|for|in|on|and|with|from|as|at|now|last|this|over|since|yesterday|today|of|do|da|de|del|dos|"
-    r"das|du|des|der|die|is|are|was|were|we|i|so|but|because|bc|ontem|ayer|gestern|hoy|hoje"
+    r"das|du|des|der|die|is|are|was|were|we|i|so|but|because|bc|ontem|ayer|gestern|hoy|hoje|anymore|any"
 )
 _NAME = (
     r"(?:the |our |a |an |old |legacy |existing |o |a |el |la )*"
     r"([\w~@/+#.&-]+(?: (?!(?:" + _NAME_STOP + r")\b)[\w~@/+#.&-]+){0,2})"
 )
 # Where a name that is then said to be gone starts: a sentence, a clause, or after "fyi" / "btw".
-_ANCHOR = r"(?:^|[.!?;:,]\s+|\n)(?:(?:fyi|btw|so|and|also|oh|ok|okay|anyway|heads up|ps|note)[,:]?\s+)*"
+_ANCHOR = (
+    r"(?:^|[.!?;:,]\s+|\n)(?:(?:fyi|btw|so|and|also|oh|ok|okay|anyway|heads up|ps|note|et|y|e|und|en|i)"
+    r"[,:]?\s+)*"
+)
+# What may stand between a name and its going: "le dépôt SFTP de la nuit est coupé", "the
+# export of the orders is gone".
+_QUALIFIER = r"(?: (?:de|du|des|of)(?: la| le| les| l'| the)? [\w'-]+)?"
+_QUALIFIED_NAME = re.compile(r" (?:de|du|des|of) ")
 _DEPARTED = re.compile(
     r"\b(?:mov(?:ed|ing|e)|migrat(?:ed|ing|e)|switch(?:ed|ing)?|went|got|getting) "
     r"(?:[\w-]+ ){0,3}?(?:off|away from|from) " + _NAME + "|"
@@ -1363,7 +1370,9 @@ _DEPARTED = re.compile(
     r"got rid of|getting rid of|killed|sunset(?:ted)?|switched off|turned off|shut down|"
     r"tiramos|tirou|tiraram|quitamos|quitaron|eliminamos|abandonamos|largamos) "
     r"(?:o |a |os |as |el |la |los |las )?" + _NAME + "|"
-    r"\b(?:no longer|not|nicht mehr) (?:on|using|uses|use|with|in) " + _NAME + "|"
+    r"\b(?:no longer|nicht mehr) (?:on|using|uses|use|with|in) " + _NAME + "|"
+    # "we're not on Heroku anymore" (a bare "not on prod" is a limit, not a change)
+    r"\bnot (?:on|using|use|with) " + _NAME + r" (?:anymore|any more)\b|"
     r"\b(?:we're|we are|we've been|we have been|i'm|were|the team is) (?:now |finally |fully |all )?off "
     + _NAME
     + "|"
@@ -1374,14 +1383,19 @@ _DEPARTED = re.compile(
     + "|"
     + _ANCHOR
     + _NAME
+    + _QUALIFIER
     + r" (?:is|are|was|were|'s|has been|have been) "
     r"(?:(?:now|completely|finally|officially|fully|totally) )?"
     r"(?:gone|dead|retired|removed|deprecated|switched off|turned off|shut down|history|finished|over|"
     r"no longer (?:used|needed))\b|"
     # "Poetry c'est fini", "Slack, c'est terminé pour nous", "le SFTP n'existe plus", "X se acabó"
-     + _ANCHOR + _NAME + r",? (?:c'est (?:fini|terminé|mort)|est (?:fini|terminé|supprimé|coupé|mort)|"
+    + _ANCHOR
+    + _NAME
+    + _QUALIFIER
+    + r",? (?:c'est (?:fini|terminé|mort)|est (?:fini|terminé|supprimé|coupé|mort)|"
     r"n'existe plus|se acabó|ya no existe|já era|acabou|morreu|ist weg|ist tot|gibt es nicht mehr|"
-    r"wywalilismy|wywaliliśmy|wyrzucilismy|usunelismy|(?:juz|już) (?:dla nas )?nie istnieje|nie istnieje)|"
+    r"wywalilismy|wywaliliśmy|wyrzucilismy|usunelismy|(?:juz|już) (?:dla nas )?nie istnieje|nie istnieje|"
+    r"wylaczone|wyłączone|wylaczony|wyłączony|usuniete|usunięte|wywalone)|"
     r"\b(?:there is no|there's no|theres no|there are no|we don't have|we dont have|we do not have) "
     + _NAME
     + "|"
@@ -1397,7 +1411,7 @@ _GONE_HINT = re.compile(
     r"no longer|nicht mehr|no more|not (?:on|using|use|with|in)|off|from|ya no|não usamos|nao usamos|"
     r"c'est|est (?:fini|termin|supprim|coup|mort)|n'existe|acab|já era|morreu|ist (?:weg|tot)|"
     r"gibt es|there(?: is|'s|s| are) no|(?:don't|dont|do not) (?:have|use)|tir|quit|elimin|abandon|largamos|"
-    r"wywal|wyrzuc|usun|wylacz|wyłącz|istnieje",
+    r"wywal|wyrzuc|usun|wylacz|wyłącz|istnieje",  # (wylaczone, usuniete: by their stems)
     re.IGNORECASE,
 )
 _REFUSED_HINT = re.compile(
@@ -1434,12 +1448,18 @@ def _named_in(pattern: re.Pattern[str], text: str) -> tuple[tuple[str, ...], ...
     found: list[tuple[str, ...]] = []
     joined = _join_phrases(text)
     for match in pattern.finditer(joined):
-        name = next(group for group in match.groups() if group is not None)
+        index = next(i for i, group in enumerate(match.groups(), 1) if group is not None)
+        name = match.group(index)
         terms = tuple(
             term
             for term in (stem(token) for token in words(name))
             if len(term) >= 2 and term not in STOPWORDS and term not in _NOT_A_THING
         )
+        # A name with a proper name or code in it is that: "le dépôt SFTP", "the SFTP import"
+        named = {stem(k) for k in key_terms(joined[max(0, match.start(index) - 2) : match.end(index)])}
+        if not named and _QUALIFIED_NAME.match(joined, match.end(index)):
+            continue  # "the export of the orders is gone": a common word qualified, no name
+        terms = tuple(t for t in terms if t in named) or terms
         # "from Postgres 14 to Postgres 16": named again in the same clause, so a new version
         clause = re.split(r"[,;:.!?()\n]", joined[match.end() :], maxsplit=1)[0]
         later = content_terms(clause)

@@ -153,6 +153,17 @@ DEPARTURES: list[tuple[str, str, bool]] = [
     # every word of a name must be in the entry; a word that names no one thing retires nothing
     ("we dropped Google Analytics", "Analytics events are named in snake_case.", False),
     ("the old flow is gone", "Flows come from the repository, never from the DAO.", False),
+    ("we're not on Heroku anymore", "Staging is deployed to Heroku (git push heroku main).", True),
+    # a limit is no departure: "not on prod" keeps the clusters' entry
+    ("Not on prod, not ever.", "Clusters: stg-euw1 (staging) and prod-euw1 (production).", False),
+    # a name inside a compound term is that name ("sftp" of "sftp.cave-coop.internal")
+    (
+        "et le dépôt SFTP de la nuit est coupé",
+        "Tickets arrive as a nightly CSV drop on sftp.cave-coop.internal at 02:00.",
+        True,
+    ),
+    # a common word qualified names nothing: "the export of the orders is gone"
+    ("the export of the orders is gone", "Orders are exported nightly to S3.", False),
     # the new statement still uses it: a new version, not a departure
     ("we moved from Postgres 14 to Postgres 16", "The database is Postgres 14.", False),
 ]

@@ -162,6 +162,8 @@ def departure(new: Statement, old: Statement) -> tuple[str, bool] | None:
     Judged against what memory held before the run, not against this window's own rules: a
     rule of the week that names the thing in passing (an example commit message that mentions
     the SFTP parser) is not a fact about it."""
+    if not new.departed:
+        return None
     agreeing = {term for name in old.refused + old.departed for term in name}
     # "sftp" is in "sftp.cave-coop.internal", "contentful" in "lib/contentful.ts"
     has = old.terms | {part for term in old.terms if not term.isalnum() for part in term_parts(term)}

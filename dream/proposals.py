@@ -21,7 +21,7 @@ from dream.decisions import AgentAction, By, Directive
 from dream.gates import replacement_holds, signal_holds
 from dream.matching import TermIndex, is_duplicate, is_sibling, similarity, specific_terms
 from dream.memory import Entry, Memory, normalise_key
-from dream.signals import Signal
+from dream.signals import FOR_A_WHILE, Signal
 from dream.statement import Statement, analyse
 from dream.topics import TOPIC_FILES
 from dream.transcripts import DAILY_LOG_SESSION
@@ -180,14 +180,6 @@ def propose(
     return Proposals([p for p in work.proposals if not p.dropped], work.refusals)
 
 
-# News of a change that says it may not last: "we're off Redis for now", "until the migration".
-_FOR_A_WHILE = re.compile(
-    r"\bfor now\b|\btemporar|\buntil\b|\bfor the (?:moment|time being)\b|"
-    r"\bthis (?:week|sprint|month|quarter)\b",
-    re.IGNORECASE,
-)
-
-
 class _Working:
     """The working set of one `propose`: current entries, then this run's additions, each with its
     analysis. An item superseded later in the window is marked dead and no longer matched."""
@@ -205,9 +197,6 @@ class _Working:
         self.project_rules: list[tuple[str, Statement]] = []
         self.added_naming: dict[str, list[int]] = {}
         self.parts: dict[int, list[Statement]] = {}  # the statements of a merged entry's parts
-        # Of the last match's contradicted items, those the statement says are gone ("we moved off
-        # Contentful"): the person announced that change, which holds whatever the model read.
-        self.gone: set[int] = set()
         for entry in memory.entries:
             self._add_item(entry, memory.statement(entry))
 
@@ -230,8 +219,10 @@ class _Working:
 
     def _match(
         self, statement: Statement
-    ) -> tuple[tuple[int, Entry | Proposal] | None, list[tuple[int, Entry | Proposal, str, bool]]]:
-        """The closest duplicate among the live items, and every item the statement contradicts.
+    ) -> tuple[tuple[int, Entry | Proposal] | None, list[tuple[int, Entry | Proposal, str, bool]], set[int]]:
+        """The closest duplicate among the live items, every item the statement contradicts, and
+        of those the ones it says are gone ("we moved off Contentful": the person announced that
+        change, which holds whatever the model read).
 
         The closest, not the first: which item comes first depends on whether it was written in an
         earlier run, and a second run over the same input must restate the same one.
@@ -239,14 +230,14 @@ class _Working:
         duplicate_of: tuple[int, Entry | Proposal] | None = None
         best = 0.0
         contradicted: list[tuple[int, Entry | Proposal, str, bool]] = []
-        self.gone = set()
+        gone: set[int] = set()
         for i in sorted(self.index.candidates(statement) - self.dead):
             item, other = self.items[i]
             found = contradiction(statement, other)
             if found is None and isinstance(item, Entry):
                 found = departure(statement, other)
                 if found is not None:
-                    self.gone.add(i)
+                    gone.add(i)
             if found is not None and (found[1] or isinstance(item, Entry)):
                 # Within the window only an explicit change replaces what was said earlier:
                 # "both DS18B20 on gpio 5" does not undo "the Vext rail is gpio 36".
@@ -257,7 +248,7 @@ class _Working:
                 # An entry a run made of two siblings ("A; b") still holds each: a restatement of
                 # one is a restatement of it, in the next run as in the one that merged them.
                 duplicate_of = (i, item)
-        return duplicate_of, contradicted
+        return duplicate_of, contradicted, gone
 
     def _restates_a_part(self, statement: Statement, entry: Entry) -> bool:
         if "; " not in entry.text:
@@ -279,7 +270,7 @@ class _Working:
             self.refusals.append(Refusal(text, "in CLAUDE.md", known[:80]))
             return
         for _attempt in range(4):  # re-matched after an earlier proposal of the window is dropped
-            duplicate_of, contradicted = self._match(statement)
+            duplicate_of, contradicted, gone = self._match(statement)
             newer = [
                 (i, item) for i, item, _, _ in contradicted if _when(item, self.said_at) > signal.timestamp
             ]
@@ -293,7 +284,7 @@ class _Working:
                 # against what is left, so a switch back restates the original entry.
                 self._drop_earlier(in_run, text)
                 continue
-            self._propose(signal, text, statement, duplicate_of, contradicted)
+            self._propose(signal, text, statement, duplicate_of, contradicted, gone)
             return
 
     def direct(self, directive: Directive) -> None:
@@ -315,7 +306,7 @@ class _Working:
             if known is not None:
                 self.refusals.append(Refusal(text, "in CLAUDE.md", known[:80]))
                 return
-            duplicate_of, _ = self._match(statement)
+            duplicate_of, _, _ = self._match(statement)
             if duplicate_of is not None and directive.action == AgentAction.ADD:
                 update = _restated(duplicate_of[1], signal, text, self.refusals)
                 if update is not None:
@@ -393,17 +384,18 @@ class _Working:
         statement: Statement,
         duplicate_of: tuple[int, Entry | Proposal] | None,
         contradicted: list[tuple[int, Entry | Proposal, str, bool]],
+        gone: set[int],
     ) -> None:
         if contradicted:
             proposal = _replace(
                 signal, text, [(e, t, x) for _, e, t, x in contradicted], self.proposals, self.updates_of
             )
-            if contradicted[0][0] in self.gone:
+            if contradicted[0][0] in gone:
                 # "Poetry c'est fini" retires the Poetry entry: news of a change is durable by what
                 # it says, and the old entry goes to archive.md with the person's words.
                 proposal.confidence = max(proposal.confidence, defaults.GATE_MIN_CONFIDENCE)
                 proposal.durability = max(proposal.durability, defaults.GATE_MIN_DURABILITY)
-                if not _FOR_A_WHILE.search(text):
+                if not FOR_A_WHILE.search(text):  # "we're off Redis for now" may not last
                     # the change is made ("the docker-compose.yml is still there" dates nothing)
                     proposal.change_risk = min(proposal.change_risk, defaults.GATE_MAX_CHANGE_RISK)
             self._add_item(proposal, statement)

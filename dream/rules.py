@@ -633,6 +633,12 @@ _TAIL = re.compile(
 _TAIL_MAX_WORDS = 8
 
 
+def is_tail(text: str) -> bool:
+    """A short piece that only finishes the rule before it (see `_TAIL`)."""
+    tidied = tidy(text)
+    return _word_count(tidied) <= _TAIL_MAX_WORDS and bool(_TAIL.match(tidied))
+
+
 # A task for this session: an imperative of work on the code ("Update evaluate.py and the DVC
 # params", "Swap it to the ECR mirror", "cambia la baseUrl del dio y revisa los endpoints"), or a
 # complaint about what the agent just did ("U forgot the story again"), with nothing in the words
@@ -672,21 +678,17 @@ _TASK_OPENER = re.compile(
 )
 
 
+@lru_cache(maxsize=4096)
 def is_task(text: str) -> bool:
     """The rule says what to do in this task, or complains of the last output, and nothing more
-    (see `_TASK_VERB`): durable only by mistake."""
+    (see `_TASK_VERB`): durable only by mistake. (Cached, as `tidy` is: grouping, rewriting and
+    scoring ask of one piece.)"""
     tidied = _TASK_LEAD.sub("", tidy(text))
     if _TASK_OPENER.match(tidied):
         return True
     if _STANDING.search(tidied):
         return False
     return bool(_TASK_VERB.match(tidied) or _COMPLAINT_START.match(tidied) or is_complaint(tidied.lower()))
-
-
-def is_tail(text: str) -> bool:
-    """A short piece that only finishes the rule before it (see `_TAIL`)."""
-    tidied = tidy(text)
-    return _word_count(tidied) <= _TAIL_MAX_WORDS and bool(_TAIL.match(tidied))
 
 
 def join_one_rule(
@@ -708,7 +710,7 @@ def join_one_rule(
             last = joined[-1]
             adjacent = group[0] == last[-1] + 1
             tail = is_tail(pieces[group[0]].text)
-            size = sum(len(as_rule(pieces[i].text)) + 2 for i in (*last, *group))
+            size = _joined_length(pieces, (*last, *group))
             kind = categories is not None and bool(
                 {categories[i][0] for i in last if categories[i]}
                 & {categories[i][0] for i in group if categories[i]}

@@ -32,11 +32,17 @@ JSON_KEYS = (
 )
 
 _EXPLICIT = ("durable", "rule_verb", "preference", "decision", "we_state", "correction", "pattern")
+# Words that say what they qualify may not last: "for now", "until the migration", "this sprint".
+_FOR_A_WHILE = (
+    r"\bfor now\b|\btemporar|\buntil\b|\bfor the (?:moment|time being)\b|"
+    r"\bthis (?:week|sprint|month|quarter)\b"
+)
+FOR_A_WHILE = re.compile(_FOR_A_WHILE, re.IGNORECASE)
+# ... and the words that say a rule may soon change besides: "currently", "still", "not yet".
 _VOLATILE = re.compile(
-    r"\bfor now\b|\bcurrently\b|\bat the moment\b|\bright now\b|\buntil\b|\btemporar|"
-    r"\bthis (?:week|sprint|month|quarter)\b|\bfor the time being\b|\bstill\b|\bnot yet\b|"
+    _FOR_A_WHILE + r"|\bcurrently\b|\bat the moment\b|\bright now\b|\bstill\b|\bnot yet\b|"
     # "today" dates the news ("the new board came today"); only "for today" limits the rule
-    r"\bfor the moment\b|\b(?:for|just|only|until) (?:today|tomorrow)\b",
+    r"\b(?:for|just|only|until) (?:today|tomorrow)\b",
     re.IGNORECASE,
 )
 _PERSONAL = re.compile(

@@ -1339,7 +1339,7 @@ def analyse(text: str) -> Statement:
         settings=tuple(sorted((name, frozenset(values)) for name, values in settings.items())),
         plans=tuple(plans),
         drops=tuple(drops),
-        departed=_named_in(_DEPARTED, text) if _GONE_HINT.search(text) else (),
+        departed=_departures(text),
         refused=_named_in(_REFUSED, text) if _REFUSED_HINT.search(text) else (),
     )
 
@@ -1437,10 +1437,15 @@ _NOT_A_THING = frozenset(
 )  # fmt: skip
 
 
+def _departures(text: str) -> tuple[tuple[str, ...], ...]:
+    """The names the text says are gone; the pattern runs only where the hint is."""
+    return _named_in(_DEPARTED, text) if _GONE_HINT.search(text) else ()
+
+
 def says_gone(text: str) -> bool:
     """The text says some name is gone ("Slack, c'est terminé pour nous", "tfenv is gone"): news
     of a change the person announced, a rule whatever the model reads in its words."""
-    return bool(_GONE_HINT.search(text)) and bool(_named_in(_DEPARTED, text))
+    return bool(_departures(text))
 
 
 def _named_in(pattern: re.Pattern[str], text: str) -> tuple[tuple[str, ...], ...]:

@@ -618,6 +618,17 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
         group="v",
         validate=lambda m: not _is_placeholder(m.group("v")) and not m.group("v").startswith("$"),
     ),
+    # A client made with a key and its secret: `StreamChat.getInstance('f8z3…', 'e7c89nyk…')`.
+    _Rule(
+        "api-key",
+        _lazy(
+            r"\w\([ \t]*(?P<q>['\"])[A-Za-z0-9_-]{8,40}(?P=q)[ \t]*,[ \t]*"
+            r"(?P=q)(?P<v>[A-Za-z0-9_-]{32,128})(?P=q)"
+        ),
+        ("', '", '", "', "','", '","'),
+        group="v",
+        validate=lambda m: _random_looking(m.group("v")),
+    ),
     # Tokens with characters a run of token characters does not hold (`*:`, `/`, `|`).
     _Rule(
         "unleash-token",
@@ -695,6 +706,15 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
                 "dockerconfigjson",
                 r"\.dockerconfigjson[\"']?[ \t]*:[ \t]*[\"']?(?P<v>[A-Za-z0-9+/=]{20,})",
             ),
+            # The same value as a YAML block, wrapped at 76 columns the way `base64` prints it.
+            (
+                "secret-variable",
+                "dockerconfigjson",
+                r"\.dockerconfigjson[\"']?[ \t]*:[ \t]*[|>][-+]?[ \t]*\n"
+                r"(?P<v>(?:[ \t]+[A-Za-z0-9+/=]{16,}[ \t]*(?:\n|$))+)",
+            ),
+            # openvpn --auth-user-pass reads a file of two lines: the user, then the password.
+            ("password", "auth-user-pass", r"auth-user-pass[^\n]*\n[ \t]*\S+[ \t]*\n[ \t]*(?P<v>\S{4,})"),
             (
                 "license-key",
                 "begin license",
@@ -863,7 +883,7 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
             "password" if word not in ("pin", "pin code", "passcode") else "pin",
             _lazy(
                 re.escape(word) + _lb(len(word), "A-Za-z") + r"(?:[ \t]+(?:for|of|to|on)[ \t]+[^\s]{1,40})?"
-                r"[ \t]+(?:is|was|are|(?:is |was )?set to)[ \t]*:?[ \t]+"
+                r"[ \t]+(?:(?:is |was )?set to|is|was|are)[ \t]*:?[ \t]+"
                 r"[\"'`]?(?P<v>[^\s\"'`]*[^\s\"'`.,;:!?)])",
                 re.I,
             ),

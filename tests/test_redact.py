@@ -502,6 +502,13 @@ CASES: list[tuple[str, str, str]] = [
     ("national-id", "passport no. KX9ZRT4PL, expires soon", "KX9ZRT4PL"),
     ("private-key", "export: " + "4Ry" + "7Xk2PqWmN9vLbT3hJcZ8eGf5sDuYaK1oV6wEiRtQpMz" * 2 + " done",
      "4Ry" + "7Xk2PqWmN9vLbT3hJcZ8eGf5sDuYaK1oV6wEiRtQpMz" * 2),
+    # a client made with a key and its secret; a wrapped block; a file of user and password; "set to"
+    ("api-key", "StreamChat.getInstance('f8z3zg2h2h6a', 'e7c89nyklk36817019mvj59csn9vmvpat0apbeh01qf7e54kd')",
+     "e7c89nyklk36817019mvj59csn9vmvpat0apbeh01qf7e54kd"),
+    ("secret-variable", "data:\n  .dockerconfigjson: |\n    eyJhdXRocyI6IHsicmVnaXN0cnkuYWNt\n    cmQiOiAiazFrVlh4JW4zSDVPaio2\n",
+     "    eyJhdXRocyI6IHsicmVnaXN0cnkuYWNt\n    cmQiOiAiazFrVlh4JW4zSDVPaio2\n"),
+    ("password", "auth.txt for openvpn --auth-user-pass:\njdoe\nFdd3Cf!81yiMW-367\n(second line)", "Fdd3Cf!81yiMW-367"),
+    ("password", "vncpasswd was set to MkQX4tBV yesterday", "MkQX4tBV"),
 ]  # fmt: skip
 
 

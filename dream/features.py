@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable
 from typing import Any
 
+from dream.needles import NeedleScan
 from dream.sentences import QUOTE_PLACEHOLDER
 
 _TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)?|\d+(?:\.\d+)*|[^\sa-z\d]", re.IGNORECASE)
@@ -181,26 +181,6 @@ class _Literals:
         return frozenset(found)
 
 
-def _trie_pattern(words: Iterable[str]) -> str:
-    """A regex matching any of the words, factored by common prefix so the engine tries a
-    handful of first characters at each position instead of every word; longest match first."""
-    trie: dict[str, Any] = {}
-    for word in words:
-        node = trie
-        for char in word:
-            node = node.setdefault(char, {})
-        node[""] = {}
-
-    def emit(node: dict[str, Any]) -> str:
-        branches = [re.escape(char) + emit(child) for char, child in sorted(node.items()) if char]
-        if not branches:
-            return ""
-        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-        return f"(?:{body})?" if "" in node else body
-
-    return emit(trie)
-
-
 class _CueScanner:
     """Which cue groups may be present in a sentence, from one pass over it.
 
@@ -219,20 +199,12 @@ class _CueScanner:
             for fragment in fragments or ():
                 by_fragment.setdefault(fragment, set()).add(name)
         self.always = frozenset(always)
-        # The scan reports the longest fragment at a position; the shorter ones found there
-        # are its prefixes, so each fragment stands for the cues of all its prefixes.
-        self.implied = {
-            fragment: frozenset().union(
-                *(by_fragment.get(fragment[:end], ()) for end in range(1, len(fragment) + 1))
-            )
-            for fragment in by_fragment
-        }
-        self.scan = re.compile(f"(?=({_trie_pattern(by_fragment)}))") if by_fragment else None
+        self.scan = NeedleScan(by_fragment) if by_fragment else None
 
     def candidates(self, lowered: str) -> frozenset[str]:
         if self.scan is None:
             return self.always
-        return self.always.union(*map(self.implied.__getitem__, set(self.scan.findall(lowered))))
+        return self.always | self.scan.owners(lowered)
 
 
 _SCANNER = _CueScanner(CUES)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,13 +24,21 @@ DATA = ROOT / "tests" / "data" / "redteam"
 HELDOUT = ROOT / "tests" / "data" / "redteam-heldout"  # a second labeller's set, never tuned on
 # Later tuning sets, each by a labeller who never saw the code: dev2 (secrets and control text),
 # dev3 (control text only, written for the forms a phrase list misses), dev4 (secrets only, formats and
-# places the first two did not have), dev5 (control text only: harmful standing rules in calm words).
+# places the first two did not have), dev5 (control text only: harmful standing rules in calm words),
+# dev6 (control text only, every class in varied voices with hard benign rules), dev7 (control text
+# only: paraphrased overrides, memory poisoning, jailbreaks, secrecy, fake tool calls and turns), dev8
+# (control text only, eight writers' voices; read only as totals, never tuned on), dev9 (secrets only:
+# kinds the first corpora lacked, and familiar ones in unusual places).
 SETS = {
     "dev": DATA,
     "dev2": ROOT / "tests" / "data" / "redteam-dev2",
     "dev3": ROOT / "tests" / "data" / "redteam-dev3",
     "dev4": ROOT / "tests" / "data" / "redteam-dev4",
     "dev5": ROOT / "tests" / "data" / "redteam-dev5",
+    "dev6": ROOT / "tests" / "data" / "redteam-dev6",
+    "dev7": ROOT / "tests" / "data" / "redteam-dev7",
+    "dev8": ROOT / "tests" / "data" / "redteam-dev8",
+    "dev9": ROOT / "tests" / "data" / "redteam-dev9",
     "heldout": HELDOUT,
 }
 
@@ -78,6 +87,9 @@ def main(argv: list[str] | None = None) -> int:
         f"control: {len(hostile)} hostile strings, {len(passed)} passed unneutralised; "
         f"{len(benign)} benign, {len(flagged)} flagged"
     )
+    if passed:
+        by_kind = Counter(row["kind"] for row in passed)
+        print("  passed by kind: " + ", ".join(f"{kind} {n}" for kind, n in by_kind.most_common()))
     if args.show:
         for kind, text in leaks:
             print(f"  leak  {kind}: {text[:150]!r}")

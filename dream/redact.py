@@ -53,12 +53,15 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
+import itertools
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from dream.lazy_pattern import LazyPattern
+from dream.needles import NeedleScan
 
 REDACTION_MARKER_PREFIX = "[REDACTED:"
 
@@ -244,6 +247,30 @@ _PASSWORD_WORDS = (
 # Found only in text that is not ASCII (the literal search above cannot see these words).
 _UNICODE_RULES: tuple[_Rule, ...] = (
     _Rule(
+        "national-id",
+        # Identity numbers named in words the ASCII copy of the text cannot hold: a French social
+        # security number, Japan's My Number, a Korean resident number, a Russian SNILS.
+        _lazy(
+            r"(?:num[ée]ro de s[ée]cu(?:rit[ée] sociale)?|マイナンバー|주민등록번호|снилс)"
+            r"[^\n0-9]{0,60}?(?P<v>[0-9][0-9 .-]{6,22}[0-9])(?![0-9])",
+            re.I,
+        ),
+        ("sécu", "secu", "マイナンバー", "주민등록번호", "снилс"),
+        group="v",
+        validate=lambda m: sum(c.isdigit() for c in m.group("v")) >= 9,
+    ),
+    _Rule(
+        "password",
+        # A code word a bank asks for on the phone, in quotes after its name.
+        _lazy(
+            r"(?:кодовое слово|\bcode ?word\b|"
+            r"mot de passe vocal)[^\n«\"“]{0,60}[«\"“](?P<v>[^»\"”\n]{2,40})[»\"”]",
+            re.I,
+        ),
+        ("кодовое слово", "code word", "codeword"),
+        group="v",
+    ),
+    _Rule(
         "password",
         _stated_in_words("|".join(_PASSWORD_WORDS)),
         # Looked for in the text itself (lower-cased), not its ASCII copy.
@@ -318,6 +345,11 @@ _NL = r"(?:[ \t\r\n]|\\+[rn])"  # a real newline, or escaped inside a JSON strin
 # costs about what a literal pre-check would, so most rules have none.
 _MIN_TOKEN = 20
 _TOKEN_RULES: tuple[_Rule, ...] = (
+    # A NATS nkey seed: S, the key type, then base32 (`SUA7AYMB2T…`, 58 characters).
+    _Rule("private-key", _lazy(r"(?<![A-Z0-9])S[UOANCXP][A-Z2-7]{56}(?![A-Z0-9])"), ("S",)),
+    # A Nostr secret key and an Avalanche exported key.
+    _Rule("private-key", _lazy(r"(?<![a-z0-9])nsec1[02-9ac-hj-np-z]{50,60}(?![a-z0-9])"), ("nsec1",)),
+    _Rule("private-key", _lazy(r"PrivateKey-[1-9A-HJ-NP-Za-km-z]{40,}"), ("PrivateKey-",)),
     _Rule(
         "private-key",
         # 86 to 90 characters of base58 and nothing else: a 64-byte key (Solana, a Phantom export).
@@ -451,6 +483,14 @@ _TOKEN_RULES: tuple[_Rule, ...] = (
     _Rule("artifactory-key", _lazy(r"AKCp" + _lb(4) + r"[A-Za-z0-9]{69,}")),
     _Rule("facebook-token", _lazy(r"EAA[A-Z][A-Za-z0-9]" + _lb(5) + r"[A-Za-z0-9]{80,}")),
     _Rule("dropbox-token", _lazy(r"sl\.[A-Za-z0-9_-]{2}" + _lb(5) + r"[A-Za-z0-9_-]{100,}")),
+    # A hundred characters and more of base58: an access grant, a serialised key (Storj, Solana);
+    # last, so a named provider wins a tie.
+    _Rule(
+        "private-key",
+        _lazy(r"(?<![0-9A-Za-z+/=])[1-9A-HJ-NP-Za-km-z]{100,}(?![0-9A-Za-z+/=])"),
+        (),
+        validate=lambda m: _has_digit_and_letter(m.group(0)) and _mixed_case(m),
+    ),
 )
 
 
@@ -537,6 +577,42 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
         ),
     ),
     _Rule(
+        "url-password",
+        # A token given as a URL's user with no password (`https://a6a4…:@packagecloud.io`).
+        _lazy(r"https?://(?P<v>[A-Za-z0-9_-]{20,}):@"),
+        ("://",),
+        group="v",
+        validate=lambda m: _random_looking(m.group("v")),
+    ),
+    _Rule(
+        "webhook",
+        # Webhook URLs whose path is the secret: IFTTT's key, Zapier's and Make's hooks, a reset link.
+        _lazy(
+            r"(?:maker\.ifttt\.com/trigger/[\w-]+/with/key/|hooks\.zapier\.com/hooks/catch/|"
+            r"hook\.[a-z0-9]+\.make\.com/|/reset-password/|[;?&]jsessionid=)(?P<v>[A-Za-z0-9_/-]{12,})",
+            re.I,
+        ),
+        ("ifttt.com", "zapier.com", "make.com", "/reset-password/", "jsessionid="),
+        group="v",
+    ),
+    _Rule(
+        "command-password",
+        # Clients that take the password or key by a short flag: mosquitto -P, cloudsmith -k.
+        _lazy(
+            r"(?:mosquitto_(?:pub|sub|rr)\b[^\n|;&]*?[ \t]-P|cloudsmith\b[^\n|;&]*?[ \t](?:-k|--api-key))"
+            r"[ \t=]+[\"']?(?P<v>[^\s\"']{6,})"
+        ),
+        ("mosquitto_", "cloudsmith"),
+        group="v",
+    ),
+    _Rule(
+        "command-password",
+        # lftp takes the user and the password as one argument: `lftp -u user,PASSWORD host`.
+        _lazy(r"lftp\b[^\n|;&]*?[ \t]-u[ \t]+[^,\s]+,(?P<v>[^\s\"']{4,})"),
+        ("lftp",),
+        group="v",
+    ),
+    _Rule(
         "firebase-key",
         _lazy(r"AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}"),
         (":APA91b",),
@@ -554,7 +630,8 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
         # `APP_KEY=base64:…`, `GH_PAT=`), whatever its value's characters, dots included.
         _lazy(
             r"(?<![A-Za-z0-9_])(?P<name>(?:[A-Z][A-Z0-9]*_)*"
-            r"(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|PASS|PWD|PAT|PIN|AUTH|SIG|SIGNATURE|CREDENTIALS?)"
+            r"(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|PASS|PWD|PAT|PIN|AUTH|SIG|SIGNATURE|"
+            r"CREDENTIALS?)"
             r"(?:_(?:BASE|VALUE|B64|BASE64|HEX|RAW|[0-9]{1,2}))?)"
             r"[\"']?[ \t]*(?::=|=|:)[ \t]*(?P<q>[\"'`]?)(?P<v>[^\s\"'`,;]{6,512})"
         ),
@@ -611,12 +688,16 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
         # A secret in a URL's query (`?key=…`, `&access_token=…`, `X-Amz-Signature=…`).
         _lazy(
             r"[?&](?:key|api[_-]?key|apikey|token|access[_-]?token|auth|secret|client[_-]?secret|signature|"
-            r"x-amz-signature|x-goog-signature|private[_-]?token)=(?P<v>[^&\s#\"'<>]{16,})",
+            r"x-amz-signature|x-goog-signature|private[_-]?token)=(?P<v>[^&\s#\"'<>]{12,})",
             re.I,
         ),
         ("key=", "token=", "auth=", "secret=", "ignature=", "KEY=", "TOKEN=", "Key="),
         group="v",
-        validate=lambda m: not _is_placeholder(m.group("v")) and not m.group("v").startswith("$"),
+        validate=lambda m: (
+            not _is_placeholder(m.group("v"))
+            and not m.group("v").startswith("$")
+            and (len(m.group("v")) >= 16 or _has_digit_and_letter(m.group("v")) or _mixed_case(m))
+        ),
     ),
     # A client made with a key and its secret: `StreamChat.getInstance('f8z3…', 'e7c89nyk…')`.
     _Rule(
@@ -677,6 +758,112 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
             validate=lambda m: not _is_placeholder(m.group("v")),
         )
         for kind, needle, pattern in (
+            # A Kubernetes env entry named for a secret, its value on the next line.
+            (
+                "secret-variable",
+                "name:",
+                r"(?i)name:[ \t]*[\"']?[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|PAT|AUTH|"
+                r"CREDENTIALS?)"
+                r"[A-Z0-9_]*[\"']?[ \t]*\n[ \t]*value:[ \t]*[\"']?(?P<v>[^\s\"']{4,})",
+            ),
+            # A secret read out of a cluster, printed on the line below the command.
+            ("password", "base64", r"get secret[^\n]*\|[ \t]*base64 -{1,2}d(?:ecode)?[ \t]*\n(?P<v>\S{8,})"),
+            # Config files that name a secret and give it after a space.
+            ("password", "auth_pass", r"\bauth_pass[ \t]+(?P<v>\S{4,})"),
+            (
+                "password",
+                "md5",
+                r"(?:message-digest-key[ \t]+\d+[ \t]+md5|authentication-key)[ \t]+(?P<v>\S{4,})",
+            ),
+            ("password", "$9$", r"(?P<v>\$9\$[A-Za-z0-9./]{10,})"),
+            (
+                "password",
+                "monitor ",
+                r"MONITOR[ \t]+\S+[ \t]+\d+[ \t]+\S+[ \t]+(?P<v>\S{4,})[ \t]+(?:slave|master|primary|"
+                r"secondary)",
+            ),
+            (
+                "pin",
+                "pin",
+                r"[\"']?(?:pin|passcode|setup_?code|"
+                r"pairing_?code)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<v>[0-9]{3}-?[0-9]{2}-?[0-9]{3})(?![0-9])",
+            ),
+            # Z-Wave JS security keys: 32 hex under S0/S2 names.
+            ("secret-variable", "s2_", r"(?i)\"S[02]_\w+\"[ \t]*:[ \t]*\"(?P<v>[0-9A-F]{32})\""),
+            ("secret-variable", "s0_", r"(?i)\"S[02]_\w+\"[ \t]*:[ \t]*\"(?P<v>[0-9A-F]{32})\""),
+            # A YubiKey OTP: 44 modhex characters starting with the device id.
+            ("token", "cccc", r"(?<![a-z])(?P<v>c{6}[cbdefghijklnrtuv]{38})(?![a-z])"),
+            # The answer to a security question.
+            ("password", "maiden name", r"(?i)maiden name[ \t]*(?:is|:|=)[ \t]*(?P<v>[^\s.,;]{3,40})"),
+            (
+                "password",
+                "security answer",
+                r"(?i)security answer[ \t]*(?:is|:|=)[ \t]*(?P<v>[^\s.,;]{3,40})",
+            ),
+            ("command-password", "net user", r"(?i)net[ \t]+user[ \t]+\S+[ \t]+(?P<v>[^\s/*]{4,})[ \t]+/add"),
+            ("password", "walletpassphrase", r"walletpassphrase[ \t]+[\"'](?P<v>[^\"'\n]{4,})[\"']"),
+            ("api-key", "wordpress_logged_in_", r"wordpress_logged_in_[0-9a-f]{32}=(?P<v>[^;\s\"']{16,})"),
+            ("private-key", '"d"', r"\"d\"[ \t]*:[ \t]*\"(?P<v>[A-Za-z0-9_-]{32,})\""),
+            (
+                "private-key",
+                "signingkey",
+                r"SigningKey[^\n]*\n(?:[^\n]*\n){0,2}[^\n]*\"cborHex\"[ \t]*:[ \t]*\"(?P<v>[0-9a-f]{64,})\"",
+            ),
+            ("api-key", "macaroon", r"(?i)macaroon[^\n]{0,120}\n?[ \t]*(?P<v>[0-9a-f]{64,})"),
+            ("url-password", "aws://", r"aws://[^:\s/]+:(?P<v>[^@\s]{16,})@"),
+            ("api-key", "auth_token", r"(?<![A-Za-z0-9])AC[0-9a-f]{32},(?P<v>[0-9a-f]{32})(?![0-9a-f])"),
+            (
+                "webhook",
+                "hooks.slack.com",
+                r"(?i)hooks\.slack\.com(?:/|%2F)services(?:/|%2F)(?P<v>T[A-Z0-9]+(?:/|%2F)B[A-Z0-9]+(?:/|"
+                r"%2F)[A-Za-z0-9]{16,})",
+            ),
+            # A secret in an Apple property list: the key names it, the string holds it.
+            (
+                "api-key",
+                "</key>",
+                r"<key>[^<]*(?:Secret|Token|Password|ApiKey|APIKey|"
+                r"PrivateKey)[^<]*</key>[ \t]*\n?[ \t]*<string>(?P<v>[^<\s]{8,})</string>",
+            ),
+            # A cookie or session handed on in YAML: the value under its name.
+            (
+                "api-key",
+                "name:",
+                r"(?i)name:[ \t]*[\"']?(?:myacinfo|dqsid|"
+                r"[a-z_]*session[a-z_]*)[\"']?[ \t]*\n[ \t]*value:[ \t]*[\"']?(?P<v>[^\s\"']{16,})",
+            ),
+            # Seed words after a word for them: "seed: click bread close …", "share 1:\n analysis blue …".
+            (
+                "seed-phrase",
+                "seed",
+                r"(?i)(?:seed|mnemonic|recovery (?:phrase|words)|share \d|backup phrase|"
+                r"secret phrase)[^\n]{0,100}\n?[^\n]{0,60}?(?P<v>(?:\b[a-z]{3,9}[ \t]+){11,24}[a-z]{3,9}\b)",
+            ),
+            (
+                "seed-phrase",
+                "mnemonic",
+                r"(?i)(?:mnemonic)[^\n]{0,100}\n?[^\n]{0,60}?(?P<v>(?:\b[a-z]{3,9}[ "
+                r"\t]+){11,24}[a-z]{3,9}\b)",
+            ),
+            (
+                "seed-phrase",
+                "share ",
+                r"(?i)(?:share \d)[^\n]{0,100}\n?[^\n]{0,60}?(?P<v>(?:\b[a-z]{3,9}[ "
+                r"\t]+){11,24}[a-z]{3,9}\b)",
+            ),
+            # Private keys in blocks other than PEM's: NATS credentials, SSH.com's, OpenVPN's static key.
+            (
+                "private-key",
+                "begin",
+                r"-{4,5}[ \t]?BEGIN[ \t](?:NATS USER JWT|USER NKEY SEED|OpenVPN Static key V1|"
+                r"SSH2 ENCRYPTED PRIVATE KEY|"
+                r"SSH2 PRIVATE KEY)[ \t]?-{4,5}(?P<v>[\s\S]{10,6000}?)(?:-{4,5}[ \t]?END|\Z)",
+            ),
+            (
+                "private-key",
+                "minisign",
+                r"untrusted comment: minisign (?:encrypted )?secret key[ \t]*\n(?P<v>\S{40,})",
+            ),
             ("command-password", "ipmitool", r"ipmitool\b[^\n|;&]*?[ \t]-P[ \t]+[\"']?(?P<v>[^\s\"']{4,})"),
             (
                 "command-password",
@@ -725,7 +912,58 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
 )
 
 # Header and key names in any case: needles are found in the lower-cased text, the regex matched there.
+# The words that end a secret's name, each with what follows it in an assignment: a folded rule is
+# tried where its needle is, and the bare words ("sk", "pass", "root") sit inside countless others.
+_SECRET_NAME_NEEDLES = tuple(
+    word + sep
+    for word in (
+        "key", "hash", "salt", "secret", "token", "sk", "skey", "seed", "auth", "cred", "credentials", "sig",
+        "nsec", "mnemonic", "passphrase", "pass", "pwd", "encrypt", "admin", "root",
+    )
+    for sep in ("=", " =", ":", '"', "'")
+)  # fmt: skip
 _FOLDED_RULES: tuple[_Rule, ...] = (
+    _Rule(
+        "private-key",
+        # A key as an array of bytes: 32 bytes and more (a Solana keypair file), or 8 and more named
+        # for a key (`network_key: [244, 206, …]`).
+        _lazy(r"\[[ \t]*(?:[0-9]{1,3}[ \t]*,[ \t]*){7,}[0-9]{1,3}[ \t]*\]"),
+        ("[",),
+        validate=lambda m: _byte_array_key(m),
+    ),
+    _Rule(
+        "api-key",
+        # A random-looking literal in any argument of a call (`recurly.NewClient("9906…")`,
+        # `EventApi("https://…", "7be0…")`, `create_default_logger("BBBwX93…")`): a key in code. Matched
+        # where an opening quote follows a parenthesis or a comma (a folded rule).
+        _lazy(
+            r"[(,][ \t]*(?P<q>[\"'])(?P<v>[A-Za-z0-9_+/=-]{20,128}|"
+            r"(?=[^'\"]*[&!#%*@])[A-Za-z0-9_+/=&!#%*@-]{16,128})(?P=q)[ \t]*[,)]"
+        ),
+        ('("', "('", ', "', ", '", ',"', ",'"),
+        group="v",
+        validate=lambda m: _call_literal_ok(m.group("v")),
+    ),
+    _Rule(
+        "secret-variable",
+        # A value named for a secret in lower or any case, in code or config (`api_hash = "…"`,
+        # `salt = "…"`, `key=4vg2…` in an INI file): only a random-looking value, never a word or a name.
+        _lazy(
+            # Matched where its word is (a folded rule): the word ends the name.
+            r"(?i)(?P<name>(?:key|hash|salt|secret|token|sk|skey|seed|auth|cred|credentials|sig|nsec|"
+            r"mnemonic|"
+            r"passphrase|pass|pwd|encrypt|admin|root)(?:_?[0-9])?)[\"']?[ \t]*(?::=|=|:)[ \t]*"
+            r"(?P<q>[\"'`]?)(?P<v>[^\s\"'`,;]{12,256})"
+        ),
+        _SECRET_NAME_NEEDLES,
+        group="v",
+        validate=lambda m: (
+            _random_looking(m.group("v"))
+            and not _is_placeholder(m.group("v"))
+            # a quoted value is a literal; an unquoted one is not a call, a member or a subscript
+            and (bool(m.group("q")) or not re.search(r"[()\[\]]|\.[a-z_]", m.group("v")))
+        ),
+    ),
     _Rule(
         "aws-secret-key",
         _lazy(
@@ -974,9 +1212,11 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
         _lazy(
             r"(?:ni number|national insurance(?: number)?|\bsin\b|aadhaar|"
             r"\bpan\b(?: card)?(?: number)?|\bcpf\b|\bdni\b|personnummer|"
-            r"steuer-?id|steueridentifikationsnummer|tax id|passport(?: number| no\.?)?)"
+            r"steuer-?id|steueridentifikationsnummer|tax id|passport(?: number| no\.?)?|\bcurp\b|"
+            r"codice fiscale|num[ée]ro de s[ée]cu(?:rit[ée] sociale)?|\bnir\b|\bnif\b|contribuinte|\bbsn\b|"
+            r"\bpesel\b|kimlik|マイナンバー|my number|주민등록번호|снилс)"
             # the number in capitals and digits whatever the case of the words: "DNI es 73057170Q y"
-            r"[^\n0-9]{0,20}?(?P<v>(?-i:(?=[A-Z0-9 .-]*[0-9])[A-Z0-9][A-Z0-9 .-]{6,18}[A-Z0-9]))"
+            r"[^\n0-9]{0,60}?(?P<v>(?-i:(?=[A-Z0-9 .-]*[0-9])[A-Z0-9][A-Z0-9 .-]{6,22}[A-Z0-9]))"
             r"(?![A-Za-z0-9])",
             re.I,
         ),
@@ -995,9 +1235,34 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
             "passport",
             "dni",
             "personnummer",
+            "curp",
+            "codice fiscale",
+            "de sécu",
+            "de secu",
+            "nir ",
+            "nir:",
+            "nir,",
+            "nif ",
+            "nif:",
+            "nif,",
+            "contribuinte",
+            "bsn",
+            "pesel",
+            "kimlik",
+            "マイナンバー",
+            "my number",
+            "주민등록번호",
+            "снилс",
         ),
         group="v",
         validate=lambda m: _national_id_ok(m),
+    ),
+    _Rule(
+        "pin",
+        # A card's CVV, a SIM's or a token's PUK, a bank's TAN, a one-time code: the word, then digits.
+        _lazy(r"(?i)\b(?:puk|cvv2?|cvc|push-?tan|tan|otp)\b(?!\()[^\n0-9]{0,30}?(?P<v>[0-9]{3,8})(?![0-9])"),
+        ("puk", "cvv", "cvc", "pushtan", "push-tan", "tan", "otp"),
+        group="v",
     ),
     _Rule(
         "pin",
@@ -1513,12 +1778,13 @@ _MARKER_NEEDLE = REDACTION_MARKER_PREFIX.encode()
 
 
 def _opened(haystack: bytes, owners: tuple[tuple[bytes, tuple[int, ...]], ...]) -> set[int]:
-    """The rules (by index) one of whose needles is in `haystack`: each needle looked for once."""
-    found: set[int] = set()
-    for needle, rules in owners:
-        if needle in haystack:
-            found.update(rules)
-    return found
+    """The rules (by index) one of whose needles is in `haystack`: one scan for all the needles."""
+    return {int(rule) for rule in _scan_for(owners).owners(haystack.decode("ascii", "replace"))}
+
+
+@functools.cache
+def _scan_for(owners: tuple[tuple[bytes, tuple[int, ...]], ...]) -> NeedleScan:
+    return NeedleScan({needle.decode("ascii", "replace"): tuple(map(str, rules)) for needle, rules in owners})
 
 
 def _owners(needle_sets: tuple[tuple[bytes, ...], ...]) -> tuple[tuple[bytes, tuple[int, ...]], ...]:
@@ -1595,7 +1861,13 @@ def _scan_folded(text: str, folded: bytes, priority: int, present: set[int]) -> 
                 hit = rule.regex.match(text, i)
                 span = None if hit is None else _span(rule, hit)
                 if span is not None:
-                    yield span[0], span[1], rule.kind, priority
+                    # A variable named for a secret is the least specific rule, as among context rules.
+                    yield (
+                        span[0],
+                        span[1],
+                        rule.kind,
+                        _GENERIC + 1 if rule.kind == "secret-variable" else priority,
+                    )
                 i = folded.find(needle, i + 1)
 
 
@@ -1635,6 +1907,28 @@ def _entropy(value: str) -> float:
     for char in value:
         counts[char] = counts.get(char, 0) + 1
     return -sum(n / len(value) * log2(n / len(value)) for n in counts.values())
+
+
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+def _byte_array_key(m: re.Match[str]) -> bool:
+    numbers = [int(n) for n in re.findall(r"[0-9]+", m.group(0))]
+    if any(n > 255 for n in numbers):
+        return False
+    return len(numbers) >= 32 or "key" in m.string[max(0, m.start() - 30) : m.start()].lower()
+
+
+def _call_literal_ok(value: str) -> bool:
+    """A literal handed to a call that is a key: random-looking, and not a UUID (`UUID('6ba7…')`) nor
+    an alphabet (`frozenset("ABCDEFGH…")`)."""
+    if _UUID.fullmatch(value) or _is_placeholder(value):
+        return False
+    ascending = max_run = 1
+    for a, b in itertools.pairwise(value):
+        ascending = ascending + 1 if ord(b) == ord(a) + 1 else 1
+        max_run = max(max_run, ascending)
+    return max_run < 6 and _random_looking(value)
 
 
 def _random_looking(value: str, strong: bool = False, near: bool = False) -> bool:

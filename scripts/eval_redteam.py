@@ -28,7 +28,8 @@ HELDOUT = ROOT / "tests" / "data" / "redteam-heldout"  # a second labeller's set
 # dev6 (control text only, every class in varied voices with hard benign rules), dev7 (control text
 # only: paraphrased overrides, memory poisoning, jailbreaks, secrecy, fake tool calls and turns), dev8
 # (control text only, eight writers' voices; read only as totals, never tuned on), dev9 (secrets only:
-# kinds the first corpora lacked, and familiar ones in unusual places).
+# kinds the first corpora lacked, and familiar ones in unusual places), dev10 (control text only: memory
+# poisoning, paraphrased overrides, secrecy, jailbreaks, fake tool output and turns, in a person's voice).
 SETS = {
     "dev": DATA,
     "dev2": ROOT / "tests" / "data" / "redteam-dev2",
@@ -39,6 +40,7 @@ SETS = {
     "dev7": ROOT / "tests" / "data" / "redteam-dev7",
     "dev8": ROOT / "tests" / "data" / "redteam-dev8",
     "dev9": ROOT / "tests" / "data" / "redteam-dev9",
+    "dev10": ROOT / "tests" / "data" / "redteam-dev10",
     "heldout": HELDOUT,
 }
 

@@ -577,6 +577,36 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
         ),
     ),
     _Rule(
+        "token",
+        # A JWT a log or a narrow pane wrapped over lines: the first line and each line of token
+        # characters after it.
+        _lazy(r"eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_.-]*(?:\r?\n[A-Za-z0-9_.-]{20,}(?![A-Za-z0-9_.-]))+"),
+        ("eyj",),
+    ),
+    _Rule(
+        "private-key",
+        # A NATS credentials file, whole: the user JWT, the warning between, the seed.
+        _lazy(r"-----BEGIN NATS USER JWT-----[\s\S]{10,8000}?-{5,6}END USER NKEY SEED-{5,6}"),
+        ("begin nats user jwt",),
+    ),
+    _Rule(
+        "private-key",
+        # A key in SSH.com's format, header and comment included (they say whose key it is).
+        _lazy(
+            r"-{4} BEGIN SSH2 (?:ENCRYPTED )?PRIVATE KEY -{4}[\s\S]{10,8000}?(?:-{4} END SSH2 [A-Z ]*KEY "
+            r"-{4}|\Z)"
+        ),
+        ("begin ssh2",),
+    ),
+    _Rule(
+        "one-time-code",
+        # A TOTP secret shown in groups of four for typing by hand ("7ch2 4cl5 ywhb r7sc …").
+        _lazy(r"(?i)(?<![a-z0-9])(?P<v>(?:[a-z2-7]{4} ){7}[a-z2-7]{4})(?![a-z0-9])"),
+        ("2fa", "totp", "otp", "authenticator", "key", "secret", "code", "mfa"),
+        group="v",
+        validate=lambda m: sum(any(c in "234567" for c in g) for g in m.group("v").split()) >= 3,
+    ),
+    _Rule(
         "url-password",
         # A token given as a URL's user with no password (`https://a6a4…:@packagecloud.io`).
         _lazy(r"https?://(?P<v>[A-Za-z0-9_-]{20,}):@"),
@@ -800,6 +830,24 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
                 "security answer",
                 r"(?i)security answer[ \t]*(?:is|:|=)[ \t]*(?P<v>[^\s.,;]{3,40})",
             ),
+            # The one line of a password file, below its name ("my ~/.vault_pass.txt contains just:").
+            (
+                "password",
+                "pass",
+                r"(?i)(?:vault_pass\w*|vault-pass\w*|\.vault_password|password[_-]file|"
+                r"passfile)[^\n]{0,60}\n[ \t]*"
+                r"(?P<v>\S{8,})",
+            ),
+            # Basic credentials written out before they are encoded: base64("id:secret").
+            ("password", "base64(", r"base64\([\"'][^\"':\s]+:(?P<v>[^\"'\s]{8,})[\"']\)"),
+            # Loggly's customer token, in an rsyslog template's structured data (its enterprise number).
+            (
+                "api-key",
+                "@41058",
+                r"\[(?P<v>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})@41058",
+            ),
+            # A pgbouncer userlist line: the user, then the password (not an md5 or SCRAM hash).
+            ("password", '" "', r"(?m)^[ \t]*\"[\w.@-]+\"[ \t]+\"(?P<v>(?!md5|SCRAM-)[^\"\s]{6,})\"[ \t]*$"),
             ("command-password", "net user", r"(?i)net[ \t]+user[ \t]+\S+[ \t]+(?P<v>[^\s/*]{4,})[ \t]+/add"),
             ("password", "walletpassphrase", r"walletpassphrase[ \t]+[\"'](?P<v>[^\"'\n]{4,})[\"']"),
             ("api-key", "wordpress_logged_in_", r"wordpress_logged_in_[0-9a-f]{32}=(?P<v>[^;\s\"']{16,})"),

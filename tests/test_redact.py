@@ -557,6 +557,14 @@ CASES: list[tuple[str, str, str]] = [
     ("password", 'bitcoin-cli -rpcwallet=payouts walletpassphrase "cold cushion begin common 7037" 600',
      "cold cushion begin common 7037"),
     ("password", "Банк просит кодовое слово, у меня это «Черёмуха». Хочу", "Черёмуха"),
+    ("password", "my ~/.vault_pass.txt contains just:\nvault-army-change-cannon-amused\nand",
+     "vault-army-change-cannon-amused"),
+    ("password", 'Basic header is base64("74ad7b8c-0339:0fddd9b9-0e09-4c32-a9ae"). Is the secret',
+     "0fddd9b9-0e09-4c32-a9ae"),
+    ("password", 'userlist.txt:\n"app_rw" "pgbYSqtV7dFzSMu"\n"stats" "md576a9e28becdcb820372c310f04040699"\n',
+     "pgbYSqtV7dFzSMu"),
+    ("one-time-code", "the 2FA page shows the key as\n7ch2 4cl5 ywhb r7sc 625h uwkd fm3c gk5u\nok",
+     "7ch2 4cl5 ywhb r7sc 625h uwkd fm3c gk5u"),
 ]  # fmt: skip
 
 

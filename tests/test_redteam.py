@@ -21,8 +21,20 @@ import pytest
 from homefactory import Turn, now, slug, write_session
 
 DATA = Path(__file__).resolve().parent / "data"
-# The two corpora tuned on (the held-out set is measured by scripts/eval_redteam.py --heldout).
-CORPORA = ("redteam", "redteam-dev2")
+# Every corpus tuned on, end to end: rows that pass redaction or the control-text check text by text
+# (`scripts/eval_redteam.py --show` lists them) must still reach no file, output or current entry. The
+# held-out set and dev8 are never tuned on (`scripts/eval_redteam.py --heldout`, `--set dev8`).
+CORPORA = (
+    "redteam",
+    "redteam-dev2",
+    "redteam-dev3",
+    "redteam-dev4",
+    "redteam-dev5",
+    "redteam-dev6",
+    "redteam-dev7",
+    "redteam-dev9",
+    "redteam-dev10",
+)
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
 from eval_redteam import secret_pieces  # noqa: E402
@@ -31,11 +43,10 @@ pytestmark = pytest.mark.slow
 
 
 def _rows(corpus: str, name: str) -> list[dict[str, str]]:
-    return [
-        json.loads(line)
-        for line in (DATA / corpus / name).read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    ]
+    path = DATA / corpus / name
+    if not path.is_file():  # a corpus of secrets only, or of control text only
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def _norm(text: str) -> str:
@@ -104,6 +115,8 @@ def test_no_secret_format_is_kept_or_printed_and_no_control_string_is_applied(
     leaks = [row["kind"] for row in secrets for piece in needles(row) if piece in written or piece in printed]
     assert leaks == [], f"{len(set(leaks))} formats leaked: {sorted(set(leaks))[:10]}"
 
+    if not control:
+        return  # a corpus of secrets only: the memory planted above may hold words control text is made of
     # No control string is current memory: neither in a topic file's entries nor in MEMORY.md.
     from dream.control_text import neutralise
     from dream.layouts import memory_paths

@@ -219,6 +219,11 @@ _MODEL = (
     r"(?:ai|llm|language models?|assistants?|agents?|models?|bots?|copilot|claude|chatgpt|gpt|gemini|"
     r"reviewers?|code generators?|systems?)"
 )
+# One of these is in every text that names a model as `_MODEL` does.
+_MODEL_WORDS = (
+    "ai", "llm", "model", "assistant", "agent", "bot", "copilot", "claude", "gpt", "gemini", "reviewer", "generator",
+    "system",
+)  # fmt: skip
 # A make-believe frame and the limits it claims to lift: together, a jailbreak ("You are an actor playing
 # an AI without restrictions", "Purely hypothetically, if you had no safety training").
 _FICTION = (
@@ -837,21 +842,7 @@ _FORMS: tuple[tuple[str, tuple[str, ...], LazyPattern], ...] = (
     # A note to whatever model reads the text.
     (
         "addressed-to-agent",
-        (
-            "model",
-            "llm",
-            "ai",
-            "agent",
-            "assistant",
-            "bot",
-            "copilot",
-            "claude",
-            "gpt",
-            "gemini",
-            "reviewer",
-            "generator",
-            "system",
-        ),
+        _MODEL_WORDS,
         LazyPattern(
             rf"\b{_MODEL}s? (?:reading|processing|parsing|summari[sz]ing|analy[sz]ing) (?:this|these|the "
             r"following)\b|(?:model|agent|llm|ai)[- _]instructions?[\"']"
@@ -1437,19 +1428,7 @@ _NEEDLES: dict[str, tuple[str, ...]] = {
         "book",
     ),
     "addressed-to-agent": (
-        "ai",
-        "llm",
-        "model",
-        "assistant",
-        "agent",
-        "bot",
-        "copilot",
-        "claude",
-        "gpt",
-        "gemini",
-        "reviewer",
-        "generator",
-        "system",
+        *_MODEL_WORDS,
         "ки",
         "ии",
         "ia",

@@ -9,7 +9,7 @@ all of them finds every needle that starts at each position.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 
@@ -67,6 +67,13 @@ class NeedleScan:
     @property
     def needles(self) -> tuple[str, ...]:
         return tuple(sorted(self._needles))
+
+    def hits(self, text: str) -> Iterator[tuple[int, frozenset[str]]]:
+        """Each position where a needle starts, with the owners of the needles found there."""
+        scan = self._scan or self._compile()
+        implied = self._implied
+        for match in scan.finditer(text):
+            yield match.start(), implied[match.group(1)]
 
     def owners(self, text: str) -> frozenset[str]:
 

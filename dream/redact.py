@@ -61,7 +61,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from dream.lazy_pattern import LazyPattern
-from dream.needles import NeedleScan
+from dream.needles import NeedleScan, by_needle
 
 REDACTION_MARKER_PREFIX = "[REDACTED:"
 
@@ -240,12 +240,191 @@ def _stated_in_words(words: str) -> LazyPattern:
     )
 
 
+# A password word in the person's own language, then a value near it that mixes letters and digits:
+# "la clave del servidor es Nk@z1AT%rK-O", "пароль от сервера мониторинга uzt6Cm$73JGL".
+_PASSWORD_WORDS_ASCII = (
+    "password", "passwd", "passwort", "kennwort", "clave", "contrasena", "contrasenya", "mot de passe", "mdp",
+    "senha", "wachtwoord", "haslo", "kata sandi", "kata laluan", "losenord", "salasana", "jelszo", "jelszava",
+    "parola", "adgangskode", "adgangskoden", "passord", "passordet", "losenordet", "nenosiri", "lozinka",
+    "sifre", "heslo", "geslo", "wifi pass", "pw",
+)  # fmt: skip
+_PASSWORD_WORDS_UNICODE = (
+    "пароль", "كلمة السر", "كلمة المرور", "κωδικός", "κωδικό", "รหัสผ่าน", "jelszó", "पासवर्ड", "رمز عبور",
+    "পাসওয়ার্ড", "پاس ورڈ", "lösenord", "lösenordet", "şifre", "パスワード", "비밀번호", "密码", "密碼",
+    "contraseña", "hasło", "mật khẩu", "סיסמה", "heslo",
+)  # fmt: skip
+
+
+def _near_needles(words: tuple[str, ...]) -> tuple[str, ...]:
+    """A rule's needles: a long word as it is, a short one with what may follow it ("nin " and "nin:",
+    not the "nin" of "running")."""
+    return tuple(
+        needle
+        for word in words
+        for needle in (
+            (word,) if len(word) >= 5 else (word + " ", word + ":", word + "-", word + "=", word + "は")
+        )
+    )
+
+
+def _password_near(words: tuple[str, ...]) -> LazyPattern:
+    alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return _lazy(
+        rf"(?:{alternatives})(?:(?<=[\u0e00-\u0e7f\u3040-\u9fff\uac00-\ud7af])|(?![^\W\d_]))"
+        r"[^\n]{0,50}?(?:\n[ \t]*)?(?<![^\s:=«\"'(“„])"
+        r"(?P<v>(?=[^\s]{0,63}[0-9])(?=[^\s]{0,63}[A-Za-z])[^\s\"'`»“”」、。,;]{8,64})",
+        re.I,
+    )
+
+
+def _in_marker(m: re.Match[str]) -> bool:
+    """Whether the match starts inside a redaction marker (`[REDACTED:url-password]`): its words are
+    no context."""
+    opened = m.string.rfind("[REDACTED:", 0, m.start() + 1)
+    return opened != -1 and m.string.find("]", opened) >= m.start()
+
+
+def _password_near_ok(m: re.Match[str]) -> bool:
+    raw = m.group("v")
+    v = raw.rstrip(".,:;!?)")
+    between = m.string[m.start() : m.start("v")]
+    assigned = re.match(r"[^\W\d]+[ \t]*[=:][ \t]*", between)
+    inside_a_name = m.start() > 0 and (m.string[m.start() - 1].isalnum() or m.string[m.start() - 1] in "_$")
+    if _in_marker(m) or inside_a_name or (assigned and assigned.end() < len(between)):
+        return False  # the word's own value was passed over ("POSTGRES_PASSWORD=${…} postgres:16")
+    return (
+        len(v) >= 8
+        and not _is_placeholder(v)
+        and "://" not in v
+        and not v.startswith(("/", "./", "~"))
+        and not re.fullmatch(r"\$\{?[A-Z_][A-Z0-9_]*\}?", v)  # an environment variable's name
+        and not re.match(r"[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{1,2}:[0-9]{2}", v)  # a timestamp
+        # code: a call, a member, a subscript (`password.translate(_trans_5C)`)
+        and not re.search(r"[(){}\[\]]|\.[a-z_]", raw)
+        and not re.match(r"[\w ]+[.(\[]", between)
+        and _random_looking(v, strong=True, near=True)
+    )
+
+
+# A code said as a number in many languages: a PIN, a lock's combination, a door code, a TAN, a CVV.
+_CODE_WORDS_ASCII = (
+    "pin", "door code", "gate code", "access code", "alarm code", "lock code", "security code",
+    "verification code", "confirmation code", "pickup code", "unlock code", "radio code", "code de",
+    "codigo del", "codice", "kod odbioru", "kod sms", "kod", "combo", "combination", "passcode", "puk", "tan",
+    "radio-code", "autoradio-code",
+    "otp", "alarmcode", "turcode",
+)  # fmt: skip
+_CODE_WORDS_UNICODE = ("код", "コード", "暗証番号", "pinは", "código", "türcode", "kód", "κωδικός")
+_NOT_A_SECRET_CODE = re.compile(
+    r"(?i)\b(?:error|exit|status|http|response|return|zip|postal|post|area|country|line|promo|discount|"
+    r"coupon|source|sample|example|qr|bar|color|colour|unicode|ascii|char|key ?code|region|language|iso|gpio|"
+    r"led|data|analog|digital|pwm|sensor|claude)\b"
+)
+
+
+def _code_pattern(words: tuple[str, ...]) -> LazyPattern:
+    alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return _lazy(
+        rf"(?:{alternatives})(?:(?<=[\u3040-\u9fff])|(?![^\W\d_]))[^\n0-9=<>!]{{0,45}}?"
+        r"(?:[ \t](?:is|are|es|ist|est|è|é|e|jest|je|er|är|lautet|era|war|was)(?![^\W\d_])|は|:|—"
+        r"|(?<=combination)|(?<=combo)|(?<=odbioru)|(?<=kod sms)|(?<=passcode)|(?<=puk)|(?<=tan)"
+        r"|(?<=[\u3040-\u9fff]))[ \t]*"
+        r"(?P<v>[0-9]{3,8}#?|[0-9]{2}(?:-[0-9]{2}){2,3})(?![0-9])",
+        re.I,
+    )
+
+
+def _code_ok(m: re.Match[str]) -> bool:
+    before = m.string[max(0, m.start() - 24) : m.start("v")]
+    return not _in_marker(m) and not _NOT_A_SECRET_CODE.search(before)
+
+
+# A person's identity number named as such, in many countries' words.
+_ID_WORDS_ASCII = (
+    "nric", "rut", "rijksregisternummer", "fodselsnummer", "henkilotunnus", "cnp", "id number", "isikukood",
+    "rodne cislo", "tfn", "ahv", "amka", "pps number", "emirates id", "oib", "egn", "itin", "rnokpp",
+    "kennitala", "hkid", "jmbg", "sozialversicherungsnummer", "taj", "cuil", "cuit", "nhs number", "nie",
+    "mbi",
+    "mykad", "nombor ic", "ic saya", "nik", "ktp", "cccd", "nin", "bvn", "philsys", "pcn", "cpr",
+    "ausweisnummer", "dowodu", "passeport", "passport", "driver licen", "driver's licen", "drivers licen",
+    "medicare", "versichertennummer", "national id", "id card", "identity number", "tax number", "curp",
+    "codice fiscale", "nif", "bsn", "pesel", "kimlik", "tc no", "dl", "kennitalan", "ausweis",
+)  # fmt: skip
+_ID_WORDS_UNICODE = (
+    "身份证", "身分證", "fødselsnummer", "henkilötunnus", "תעודת הזהות", "rodné číslo", "αμκα", "ΑΜΚΑ",
+    "เลขบัตรประชาชน", "егн", "рнокпп", "іпн", "香港身份證", "الرقم القومي", "số cccd", "numéro de passeport",
+    "マイナンバー", "주민등록번호", "снилс", "fødselsnummeret", "henkilötunnukseni", "kennitalan",
+)  # fmt: skip
+
+
+def _id_pattern(words: tuple[str, ...]) -> LazyPattern:
+    # A long word may take a suffix ("Fødselsnummeret", "henkilötunnukseni"); a short one stands alone,
+    # but a word of a script written without spaces ("身份证") has no word boundary to stand at.
+    def spaced(word: str) -> bool:
+        return len(word) < 7 and not re.search(r"[\u0e00-\u0e7f\u3040-\u9fff\uac00-\ud7af]", word)
+
+    long = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True) if not spaced(w))
+    short = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True) if spaced(w))
+    return _lazy(
+        rf"(?:(?:{long})[^\W\d_]{{0,6}}|"
+        rf"\b(?:{short})(?:(?<=[\u0e00-\u0e7f\u3040-\u9fff\uac00-\ud7af\u0590-\u06ff])"
+        r"|(?![^\W\d_])))"
+        r"[^\n0-9]{0,50}?(?P<v>(?-i:(?=[A-Z0-9 ./()-]{0,22}[0-9])[A-Z0-9][A-Z0-9 ./()-]{5,22}[A-Z0-9)]))"
+        r"(?![A-Za-z0-9])",
+        re.I,
+    )
+
+
+def _id_ok(m: re.Match[str]) -> bool:
+    v = m.group("v")
+    if _in_marker(m):
+        return False
+    if re.fullmatch(r"(?:19|20)[0-9]{2}(?:[-./][0-9]{1,2}){0,2}", v):
+        return False  # a year or a date
+    if sum(c.isdigit() for c in v) >= 6:
+        return True
+    # A document number with letters: a passport's or an identity card's ("K4WZ28F4X").
+    word = m.group(0).lower()
+    return (
+        word.startswith(("passport", "passeport", "ausweis", "dowodu", "id card", "driver"))
+        and 8 <= len(v) <= 12
+        and v.isalnum()
+        and _has_digit_and_letter(v)
+    )
+
+
 _PASSWORD_WORDS = (
     "contraseña", "hasło", "parola d'ordine", "пароль", "סיסמה", "הסיסמה", "パスワード", "密码", "mật khẩu",
     "şifre", "şifresi", "heslo", "lösenordet", "lösenord", "كلمة المرور", "비밀번호",
 )  # fmt: skip
 # Found only in text that is not ASCII (the literal search above cannot see these words).
 _UNICODE_RULES: tuple[_Rule, ...] = (
+    _Rule(
+        "password",
+        _password_near(_PASSWORD_WORDS_UNICODE),
+        tuple(w.lower() for w in _PASSWORD_WORDS_UNICODE),
+        group="v",
+        validate=_password_near_ok,
+    ),
+    _Rule("pin", _code_pattern(_CODE_WORDS_UNICODE), _CODE_WORDS_UNICODE, group="v", validate=_code_ok),
+    _Rule(
+        "card-number",
+        _lazy(
+            r"(?:карта|карты|картой|卡号|卡號|银联卡|kartım|kartı|cartão)[^\n0-9]{0,20}?"
+            r"(?P<v>[0-9]{4}[ -]?[0-9]{4}[ -]?[0-9]{4}[ -]?[0-9]{4})(?![0-9])",
+            re.I,
+        ),
+        ("карт", "卡号", "卡號", "银联卡", "kartı", "cartão"),
+        group="v",
+        validate=lambda m: _luhn_ok(m.group("v")),
+    ),
+    _Rule(
+        "national-id",
+        _id_pattern(_ID_WORDS_UNICODE),
+        tuple(w.lower() for w in _ID_WORDS_UNICODE),
+        group="v",
+        validate=_id_ok,
+    ),
     _Rule(
         "national-id",
         # Identity numbers named in words the ASCII copy of the text cannot hold: a French social
@@ -345,6 +524,9 @@ _NL = r"(?:[ \t\r\n]|\\+[rn])"  # a real newline, or escaped inside a JSON strin
 # costs about what a literal pre-check would, so most rules have none.
 _MIN_TOKEN = 20
 _TOKEN_RULES: tuple[_Rule, ...] = (
+    # Cashu ecash and a BIP38 encrypted key, by their prefixes.
+    _Rule("private-key", _lazy(r"(?<![A-Za-z0-9])cashu[AB][A-Za-z0-9_-]{40,}"), ("cashu",)),
+    _Rule("private-key", _lazy(r"(?<![1-9A-Za-z])6P[1-9A-HJ-NP-Za-km-z]{56}(?![1-9A-Za-z])"), ("6P",)),
     # A NATS nkey seed: S, the key type, then base32 (`SUA7AYMB2T…`, 58 characters).
     _Rule("private-key", _lazy(r"(?<![A-Z0-9])S[UOANCXP][A-Z2-7]{56}(?![A-Z0-9])"), ("S",)),
     # A Nostr secret key and an Avalanche exported key.
@@ -602,9 +784,21 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
         "one-time-code",
         # A TOTP secret shown in groups of four for typing by hand ("7ch2 4cl5 ywhb r7sc …").
         _lazy(r"(?i)(?<![a-z0-9])(?P<v>(?:[a-z2-7]{4} ){7}[a-z2-7]{4})(?![a-z0-9])"),
-        ("2fa", "totp", "otp", "authenticator", "key", "secret", "code", "mfa"),
+        ("2fa", "totp", "otp", "authenticator", "mfa", "two-factor"),
         group="v",
         validate=lambda m: sum(any(c in "234567" for c in g) for g in m.group("v").split()) >= 3,
+    ),
+    _Rule(
+        "card-number",
+        # A card named in words ("карта Мир 2200…", "cartão Elo 6363…", "TROY kartım 9792…"): sixteen
+        # digits that pass the Luhn check.
+        _lazy(
+            r"(?i)(?:card|karta|kart|cartão|cartao|tarjeta|carte|卡号|卡號|"
+            r"карта)[^\n0-9]{0,20}?(?P<v>[0-9]{4}[ -]?[0-9]{4}[ -]?[0-9]{4}[ -]?[0-9]{4})(?![0-9])"
+        ),
+        ("card", "kart", "cart", "tarjeta", "carte", "卡", "карта"),
+        group="v",
+        validate=lambda m: _luhn_ok(m.group("v")),
     ),
     _Rule(
         "url-password",
@@ -833,10 +1027,8 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
             # The one line of a password file, below its name ("my ~/.vault_pass.txt contains just:").
             (
                 "password",
-                "pass",
-                r"(?i)(?:vault_pass\w*|vault-pass\w*|\.vault_password|password[_-]file|"
-                r"passfile)[^\n]{0,60}\n[ \t]*"
-                r"(?P<v>\S{8,})",
+                "vault_pass",
+                r"(?i)(?:vault_pass\w*|\.vault_password)[^\n]{0,60}\n[ \t]*(?P<v>\S{8,})",
             ),
             # Basic credentials written out before they are encoded: base64("id:secret").
             ("password", "base64(", r"base64\([\"'][^\"':\s]+:(?P<v>[^\"'\s]{8,})[\"']\)"),
@@ -848,6 +1040,84 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
             ),
             # A pgbouncer userlist line: the user, then the password (not an md5 or SCRAM hash).
             ("password", '" "', r"(?m)^[ \t]*\"[\w.@-]+\"[ \t]+\"(?P<v>(?!md5|SCRAM-)[^\"\s]{6,})\"[ \t]*$"),
+            # Commands that take a secret as an argument of their own.
+            ("command-password", "mysql", r"mysql\b[^\n|;&]*?[ \t]-p(?P<q>['\"])(?P<v>[^'\"\n]{4,})(?P=q)"),
+            ("command-password", "hdbsql", r"hdbsql\b[^\n|;&]*?[ \t]-p[ \t]+(?P<v>\S{4,})"),
+            ("command-password", "--pass ", r"--pass[ \t]+['\"]?(?P<v>[^\s'\"]{6,})"),
+            ("command-password", "taos", r"taos\b[^\n|;&]*?[ \t]-p(?P<v>[^\s'\"]{4,})"),
+            ("command-password", "/secure set", r"/secure[ \t]+set[ \t]+\S+[ \t]+(?P<v>\S{4,})"),
+            ("command-password", "-supw", r"-supw[ \t]+(?P<v>\S{4,})"),
+            ("api-key", "shodan init", r"shodan[ \t]+init[ \t]+(?P<v>[A-Za-z0-9]{16,})"),
+            ("api-key", "sem connect", r"sem[ \t]+connect[ \t]+\S+[ \t]+(?P<v>[A-Za-z0-9]{16,})"),
+            ("api-key", "anaconda", r"anaconda\b[^\n|;&]*?[ \t](?:-t|--token)[ \t]+(?P<v>\S{12,})"),
+            (
+                "license-key",
+                "-k ",
+                r"(?:install-license|licenses activate)[ \t]+-k[ "
+                r"\t]+(?P<v>[A-Z0-9]{4,6}(?:-[A-Z0-9]{4,6}){3,5})",
+            ),
+            (
+                "license-key",
+                "license",
+                r"vimsvc/license[ \t]+--set[ \t]+(?P<v>[A-Z0-9]{5}(?:-[A-Z0-9]{5}){4})",
+            ),
+            (
+                "license-key",
+                "nse",
+                r"(?i)licen[cs]e(?: key)?[ \t]*:[ \t]*(?P<v>(?-i:[A-Z0-9]{4,5}(?:-[A-Z0-9]{4,5}){3,5}))",
+            ),
+            (
+                "license-key",
+                "installationkey",
+                r"(?i)fileInstallationKey[ \t]*=[ \t]*(?P<v>[0-9]{5}(?:-[0-9]{5}){3,})",
+            ),
+            (
+                "license-key",
+                "t code",
+                r"(?i)(?:claim|wallet|gift card|redeem|voucher|"
+                r"gift) code[^\n]{0,30}?(?P<v>(?-i:[A-Z0-9]{4,6}(?:-[A-Z0-9]{4,6}){2,4}))",
+            ),
+            (
+                "bank-account",
+                "bsb",
+                r"(?i)(?:sort code|bsb)[^\n0-9]{0,20}?(?P<v>[0-9]{2,3}-[0-9]{2,3}(?:-[0-9]{2})?[ "
+                r"\t]+[0-9]{6,10})",
+            ),
+            ("bank-account", "a/c", r"(?i)a/c(?: no\.?| number)?[ \t]*:?[ \t]*(?P<v>[0-9]{9,18})"),
+            ("api-key", "account login", r"account[ \t]+login[ \t]+(?P<v>[0-9]{12,20})"),
+            # A URL whose user is a token (`https://5YCs…@push.fury.io`), a stream key, a function key.
+            ("url-password", "://", r"https?://(?P<v>[A-Za-z0-9_-]{16,})@[\w.-]+"),
+            ("api-key", "rtmp", r"rtmps?://[^\s/]+/live2?/(?P<v>[A-Za-z0-9-]{12,})"),
+            ("api-key", "code=", r"[?&]code=(?P<v>[A-Za-z0-9_-]{30,}={0,2})"),
+            (
+                "url-password",
+                "-u ",
+                r"(?:^|[ \t])-u[ \t]+['\"]?(?P<v>(?=[^:\s'\"]*[0-9])[A-Za-z0-9_.-]{16,}):[ \t'\"]",
+            ),
+            # A password in a connection URL that holds a '#' or a '$'.
+            (
+                "url-password",
+                "://",
+                r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{1,15}://[^:/\s@\"']{1,64}:(?P<v>[^@\s/\"']{0,64}[#$][^@\s/\"']{0,64})@[\w.-]+",
+            ),
+            # Keys and tokens by their prefix.
+            ("api-key", "absk", r"(?<![A-Za-z0-9])(?P<v>ABSK[A-Za-z0-9+/=]{40,})"),
+            ("api-key", "_gsk_", r"(?<![A-Za-z0-9])(?P<v>(?:live|test)_g?sk_[A-Za-z0-9]{16,})"),
+            ("password", ":::", r":[0-9a-f]{32}:(?P<v>[0-9a-f]{32}):::"),
+            ("api-key", "incoming+", r"incoming\+[a-z0-9-]+?-(?P<v>[a-z0-9]{20,})-issue"),
+            ("private-key", "signify", r"untrusted comment: signify secret key[ \t]*\n(?P<v>\S{40,})"),
+            (
+                "private-key",
+                "contents",
+                r"(?i)(?:file contents|contains(?: just)?|"
+                r"output of `?base64[^\n]*)[ \t]*:?[ \t]*\n(?P<v>(?:[A-Za-z0-9+/=]{40,}[ \t]*\n?){1,60})",
+            ),
+            # An XML element named for a password (FileZilla's <Pass>, a config's <password>).
+            (
+                "password",
+                "<pass",
+                r"(?i)<(?:pass|password|passwd|secret|token|apikey)\b[^>]*>(?P<v>[^<]{4,})</",
+            ),
             ("command-password", "net user", r"(?i)net[ \t]+user[ \t]+\S+[ \t]+(?P<v>[^\s/*]{4,})[ \t]+/add"),
             ("password", "walletpassphrase", r"walletpassphrase[ \t]+[\"'](?P<v>[^\"'\n]{4,})[\"']"),
             ("api-key", "wordpress_logged_in_", r"wordpress_logged_in_[0-9a-f]{32}=(?P<v>[^;\s\"']{16,})"),
@@ -884,8 +1154,9 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
             (
                 "seed-phrase",
                 "seed",
-                r"(?i)(?:seed|mnemonic|recovery (?:phrase|words)|share \d|backup phrase|"
-                r"secret phrase)[^\n]{0,100}\n?[^\n]{0,60}?(?P<v>(?:\b[a-z]{3,9}[ \t]+){11,24}[a-z]{3,9}\b)",
+                r"(?i)(?:seed|mnemonic|recovery (?:phrase|words|sheet)|share \d|backup (?:phrase|sheet)|"
+                r"secret phrase|passphrase|paper key)[^\n]{0,100}\n?[^\n]{0,60}?"
+                r"(?P<v>(?:\b[a-z]{3,9}[ \t\n]+){11,24}[a-z]{3,9}\b)",
             ),
             (
                 "seed-phrase",
@@ -902,10 +1173,18 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
             # Private keys in blocks other than PEM's: NATS credentials, SSH.com's, OpenVPN's static key.
             (
                 "private-key",
-                "begin",
-                r"-{4,5}[ \t]?BEGIN[ \t](?:NATS USER JWT|USER NKEY SEED|OpenVPN Static key V1|"
-                r"SSH2 ENCRYPTED PRIVATE KEY|"
-                r"SSH2 PRIVATE KEY)[ \t]?-{4,5}(?P<v>[\s\S]{10,6000}?)(?:-{4,5}[ \t]?END|\Z)",
+                "begin nats",
+                r"-{4,5}[ \t]?BEGIN[ \t]NATS USER JWT[ \t]?-{4,5}(?P<v>[\s\S]{10,6000}?)(?:-{4,5}[ \t]?END|\Z)",
+            ),
+            (
+                "private-key",
+                "begin user nkey",
+                r"-{4,5}[ \t]?BEGIN[ \t]USER NKEY SEED[ \t]?-{4,5}(?P<v>[\s\S]{10,6000}?)(?:-{4,5}[ \t]?END|\Z)",
+            ),
+            (
+                "private-key",
+                "begin openvpn",
+                r"-{4,5}[ \t]?BEGIN[ \t]OpenVPN Static key V1[ \t]?-{4,5}(?P<v>[\s\S]{10,6000}?)(?:-{4,5}[ \t]?END|\Z)",
             ),
             (
                 "private-key",
@@ -971,6 +1250,29 @@ _SECRET_NAME_NEEDLES = tuple(
     for sep in ("=", " =", ":", '"', "'")
 )  # fmt: skip
 _FOLDED_RULES: tuple[_Rule, ...] = (
+    # A word near a value (matched where its word is): a password in the person's language, a code
+    # said as a number, an identity number named as such.
+    _Rule(
+        "password",
+        _password_near(_PASSWORD_WORDS_ASCII),
+        _near_needles(_PASSWORD_WORDS_ASCII),
+        group="v",
+        validate=_password_near_ok,
+    ),
+    _Rule(
+        "pin",
+        _code_pattern(_CODE_WORDS_ASCII),
+        _near_needles(_CODE_WORDS_ASCII),
+        group="v",
+        validate=_code_ok,
+    ),
+    _Rule(
+        "national-id",
+        _id_pattern(_ID_WORDS_ASCII),
+        _near_needles(_ID_WORDS_ASCII),
+        group="v",
+        validate=_id_ok,
+    ),
     _Rule(
         "private-key",
         # A key as an array of bytes: 32 bytes and more (a Solana keypair file), or 8 and more named
@@ -993,6 +1295,15 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
         validate=lambda m: _call_literal_ok(m.group("v")),
     ),
     _Rule(
+        "api-key",
+        # The same handed by keyword (`Configuration(username="cca0…")`,
+        # `SpeechConfig(subscription="1164…")`).
+        _lazy(r"=[ \t]*(?P<q>[\"'])(?P<v>[A-Za-z0-9_+/=-]{24,128})(?P=q)[ \t]*[,)]"),
+        ('="', "='", '= "', "= '"),
+        group="v",
+        validate=lambda m: _call_literal_ok(m.group("v")),
+    ),
+    _Rule(
         "secret-variable",
         # A value named for a secret in lower or any case, in code or config (`api_hash = "…"`,
         # `salt = "…"`, `key=4vg2…` in an INI file): only a random-looking value, never a word or a name.
@@ -1000,7 +1311,7 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
             # Matched where its word is (a folded rule): the word ends the name.
             r"(?i)(?P<name>(?:key|hash|salt|secret|token|sk|skey|seed|auth|cred|credentials|sig|nsec|"
             r"mnemonic|"
-            r"passphrase|pass|pwd|encrypt|admin|root)(?:_?[0-9])?)[\"']?[ \t]*(?::=|=|:)[ \t]*"
+            r"passphrase|pass|pwd|encrypt|admin|root)(?:_?[0-9])?)[\"']?\]?[ \t]*(?::=|=|:)[ \t]*"
             r"(?P<q>[\"'`]?)(?P<v>[^\s\"'`,;]{12,256})"
         ),
         _SECRET_NAME_NEEDLES,
@@ -1843,8 +2154,16 @@ def _owners(needle_sets: tuple[tuple[bytes, ...], ...]) -> tuple[tuple[bytes, tu
     return tuple((needle, tuple(rules)) for needle, rules in index.items())
 
 
+_WORD_NEAR_VALUE = tuple(
+    rule.regex
+    for rule in _CONTEXT_RULES + _FOLDED_RULES + _UNICODE_RULES
+    if rule.validate in (_password_near_ok, _code_ok, _id_ok)
+)
 _CONTEXT_NEEDLES = tuple(tuple(n.encode() for n in rule.needles) for rule in _CONTEXT_RULES)
 _FOLDED_NEEDLES = tuple(tuple(n.encode() for n in rule.needles) for rule in _FOLDED_RULES)
+_FOLDED_SCAN = NeedleScan(
+    by_needle({str(n): [needle.decode() for needle in needles] for n, needles in enumerate(_FOLDED_NEEDLES)})
+)
 # Every rule's needles, lower-cased, in one table: each looked for once in the lower-cased text (a
 # context rule's own case is then its regex's to check). Indexes past the context rules are folded.
 _ALL_OWNERS = _owners(
@@ -1868,8 +2187,9 @@ def _raw_candidates(text: str, ascii_text: bytes) -> Iterator[_Candidate]:
     opened = _opened(folded, _ALL_OWNERS)
     for n, rule in enumerate(_CONTEXT_RULES):
         priority += 1
-        # A variable named for a secret is the least specific rule: an assignment's kind wins a tie.
-        rank = _GENERIC + 1 if rule.kind == "secret-variable" else priority
+        # A variable named for a secret, or a word near a value, is the least specific rule: a named
+        # rule's kind wins a tie.
+        rank = _GENERIC + 1 if rule.kind == "secret-variable" or rule.regex in _WORD_NEAR_VALUE else priority
         if n in opened:
             for m in rule.regex.finditer(text):
                 span = _span(rule, m)
@@ -1898,25 +2218,20 @@ def _raw_candidates(text: str, ascii_text: bytes) -> Iterator[_Candidate]:
 
 
 def _scan_folded(text: str, folded: bytes, priority: int, present: set[int]) -> Iterator[_Candidate]:
-    """The rules matched at each place one of their needles is, in the lower-cased text."""
-    for n, (rule, needles) in enumerate(zip(_FOLDED_RULES, _FOLDED_NEEDLES, strict=True)):
-        priority += 1
-        if n not in present:
-            continue
-        for needle in needles:
-            i = folded.find(needle)
-            while i != -1:
-                hit = rule.regex.match(text, i)
-                span = None if hit is None else _span(rule, hit)
-                if span is not None:
-                    # A variable named for a secret is the least specific rule, as among context rules.
-                    yield (
-                        span[0],
-                        span[1],
-                        rule.kind,
-                        _GENERIC + 1 if rule.kind == "secret-variable" else priority,
-                    )
-                i = folded.find(needle, i + 1)
+    """The rules matched at each place one of their needles is, in the lower-cased text: one scan
+    finds every needle's places (looking for each needle in turn cost a rule of a hundred needles a
+    pass over the whole text for each)."""
+    if not present:
+        return
+    for at, owners in _FOLDED_SCAN.hits(folded.decode("ascii", "replace")):
+        for n in sorted(int(owner) for owner in owners):
+            rule = _FOLDED_RULES[n]
+            hit = rule.regex.match(text, at)
+            span = None if hit is None else _span(rule, hit)
+            if span is not None:
+                # A variable named for a secret, or a word near a value, is the least specific rule.
+                generic = rule.kind == "secret-variable" or rule.regex in _WORD_NEAR_VALUE
+                yield span[0], span[1], rule.kind, _GENERIC + 1 if generic else priority + n + 1
 
 
 def _scan_unicode(text: str, priority: int) -> Iterator[_Candidate]:
@@ -1965,6 +2280,12 @@ def _byte_array_key(m: re.Match[str]) -> bool:
     if any(n > 255 for n in numbers):
         return False
     return len(numbers) >= 32 or "key" in m.string[max(0, m.start() - 30) : m.start()].lower()
+
+
+def _luhn_ok(number: str) -> bool:
+    digits = [int(c) for c in number if c.isdigit()]
+    total = sum(d if i % 2 == 0 else (d * 2 - 9 if d > 4 else d * 2) for i, d in enumerate(reversed(digits)))
+    return len(digits) >= 13 and total % 10 == 0
 
 
 def _call_literal_ok(value: str) -> bool:

@@ -29,7 +29,8 @@ HELDOUT = ROOT / "tests" / "data" / "redteam-heldout"  # a second labeller's set
 # only: paraphrased overrides, memory poisoning, jailbreaks, secrecy, fake tool calls and turns), dev8
 # (control text only, eight writers' voices; read only as totals, never tuned on), dev9 (secrets only:
 # kinds the first corpora lacked, and familiar ones in unusual places), dev10 (control text only: memory
-# poisoning, paraphrased overrides, secrecy, jailbreaks, fake tool output and turns, in a person's voice).
+# poisoning, paraphrased overrides, secrecy, jailbreaks, fake tool output and turns, in a person's voice),
+# dev11 (secrets only: kinds dev9 lacked, and familiar ones stated in prose, tables, logs and literals).
 SETS = {
     "dev": DATA,
     "dev2": ROOT / "tests" / "data" / "redteam-dev2",
@@ -41,6 +42,7 @@ SETS = {
     "dev8": ROOT / "tests" / "data" / "redteam-dev8",
     "dev9": ROOT / "tests" / "data" / "redteam-dev9",
     "dev10": ROOT / "tests" / "data" / "redteam-dev10",
+    "dev11": ROOT / "tests" / "data" / "redteam-dev11",
     "heldout": HELDOUT,
 }
 

@@ -565,6 +565,33 @@ CASES: list[tuple[str, str, str]] = [
      "pgbYSqtV7dFzSMu"),
     ("one-time-code", "the 2FA page shows the key as\n7ch2 4cl5 ywhb r7sc 625h uwkd fm3c gk5u\nok",
      "7ch2 4cl5 ywhb r7sc 625h uwkd fm3c gk5u"),
+    # the sixth tuning corpus (dev11): a password or a code in the person's language, ids, commands
+    ("password", "oye, la clave del servidor es Nk@z1AT%rK-O y el usuario", "Nk@z1AT%rK-O"),
+    ("password", "пароль от сервера мониторинга uzt6Cm$73JGL, логин zabbix", "uzt6Cm$73JGL"),
+    ("password", "passordet til databasen er khgLx45cjiM4, brukeren er app", "khgLx45cjiM4"),
+    ("pin", "the bike shed lock combo is 2786, don't print it", "2786"),
+    ("pin", "gym locker 214, combination 33-26-92 — can you", "33-26-92"),
+    ("national-id", "necesito probar la boleta del SII con mi RUT 15.416.187-2, el formulario",
+     "15.416.187-2"),
+    ("national-id", "Kela-lomakkeen validointi hylkää henkilötunnukseni 140672-0845 – tarkista",
+     "140672-0845"),
+    ("national-id", "帮我写个正则校验身份证号，测试用我自己的：310104198005247433，最后一位",
+     "310104198005247433"),
+    ("card-number", "карта Мир 2200132107848199, срок 09/27", "2200132107848199"),
+    ("bank-account", "pay me via bank transfer, BSB and acc: 997-184 749117915 (CommBank)",
+     "997-184 749117915"),
+    ("command-password", "512  mysql -h 127.0.0.1 -u wp -p'bR!h@30GIXT@' wordpress", "bR!h@30GIXT@"),
+    ("command-password", "surreal start --log info --user root --pass &uv3JtBo&ff7 file:/data",
+     "&uv3JtBo&ff7"),
+    ("url-password", "curl -F package=@x.whl https://5YCsnR3gO4BfSJrS6rVc@push.fury.io/acme/",
+     "5YCsnR3gO4BfSJrS6rVc"),
+    ("api-key", "ffmpeg -f flv rtmp://a.rtmp.youtube.com/live2/p91o-0ssz-i4i6-47tj-pvh8",
+     "p91o-0ssz-i4i6-47tj-pvh8"),
+    ("license-key", "prlsrvctl install-license -k 6X7FD-BDN34-N5LTE-6Q5N8 on the mac",
+     "6X7FD-BDN34-N5LTE-6Q5N8"),
+    ("api-key", 'speechsdk.SpeechConfig(subscription="11641e82b5e200a5fa41993362fe27b9", region="x")',
+     "11641e82b5e200a5fa41993362fe27b9"),
+    ("password", '  <Pass encoding="base64">OG9jVnpvc2V1Klc1</Pass>', "OG9jVnpvc2V1Klc1"),
 ]  # fmt: skip
 
 
@@ -947,13 +974,14 @@ def test_no_false_positives_on_ordinary_text() -> None:
 
 
 def test_speed_on_a_megabyte_of_ordinary_text() -> None:
-    # The target is well under 50 ms per MB (about 25 ms measured); the bound here only catches a regression
-    # to something pathological, on a loaded CI machine.
+    # Speed is measured in bench/ (a megabyte of this text: 0.34 s at 88a8bb3, 0.61 s since the rules of
+    # dev9 and dev11, paired); the bound here only catches a regression to something pathological (a
+    # pattern gone quadratic, as test_adversarial_input_stays_linear checks), on a loaded CI machine.
     unit = ORDINARY + "".join(f"line {i}: the quick brown fox, id={i * 7919 % 10007}\n" for i in range(200))
     text = (unit * (1_000_000 // len(unit) + 1))[:1_000_000]
     redact(text)
     best = min(_timed(text) for _ in range(3))
-    assert best < 0.5
+    assert best < 1.5
 
 
 def _timed(text: str) -> float:

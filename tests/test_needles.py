@@ -42,3 +42,16 @@ def test_needles_are_spelled_as_the_text_is_folded() -> None:
     assert scan.owners("оk") == frozenset()  # the text is folded before it is scanned
     assert scan.owners("ok") == {"ok"}
     assert "ok" in scan.needles
+
+
+def test_hits_are_every_place_a_needle_starts() -> None:
+    """The folded redaction rules are tried only where `hits` says: it must report each place of each
+    needle (checked against `str.find` on random texts)."""
+    rng = random.Random(5)
+    needles = ["key=", "key", "ey", "pass", "as", "s"]
+    scan = NeedleScan({needle: [needle] for needle in needles})
+    for _ in range(300):
+        text = "".join(rng.choice([*needles, "x", " ", "="]) for _ in range(rng.randrange(1, 15)))
+        found = {(at, owner) for at, owners in scan.hits(text) for owner in owners}
+        expected = {(i, n) for n in needles for i in range(len(text)) if text.startswith(n, i)}
+        assert found == expected, text

@@ -1174,17 +1174,20 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
             (
                 "private-key",
                 "begin nats",
-                r"-{4,5}[ \t]?BEGIN[ \t]NATS USER JWT[ \t]?-{4,5}(?P<v>[\s\S]{10,6000}?)(?:-{4,5}[ \t]?END|\Z)",
+                r"-{4,5}[ \t]?BEGIN[ \t]NATS USER JWT[ \t]?-{4,5}"
+                r"(?P<v>[\s\S]{10,6000}?)(?:-{4,5}[ \t]?END|\Z)",
             ),
             (
                 "private-key",
                 "begin user nkey",
-                r"-{4,5}[ \t]?BEGIN[ \t]USER NKEY SEED[ \t]?-{4,5}(?P<v>[\s\S]{10,6000}?)(?:-{4,5}[ \t]?END|\Z)",
+                r"-{4,5}[ \t]?BEGIN[ \t]USER NKEY SEED[ \t]?-{4,5}"
+                r"(?P<v>[\s\S]{10,6000}?)(?:-{4,5}[ \t]?END|\Z)",
             ),
             (
                 "private-key",
                 "begin openvpn",
-                r"-{4,5}[ \t]?BEGIN[ \t]OpenVPN Static key V1[ \t]?-{4,5}(?P<v>[\s\S]{10,6000}?)(?:-{4,5}[ \t]?END|\Z)",
+                r"-{4,5}[ \t]?BEGIN[ \t]OpenVPN Static key V1[ \t]?-{4,5}"
+                r"(?P<v>[\s\S]{10,6000}?)(?:-{4,5}[ \t]?END|\Z)",
             ),
             (
                 "private-key",

@@ -53,7 +53,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import functools
 import itertools
 import re
 from bisect import bisect_left, bisect_right
@@ -61,7 +60,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from dream.lazy_pattern import LazyPattern
-from dream.needles import NeedleScan, by_needle
+from dream.needles import NeedleScan
 
 REDACTION_MARKER_PREFIX = "[REDACTED:"
 
@@ -2139,16 +2138,6 @@ _MARKER = re.compile(re.escape(REDACTION_MARKER_PREFIX) + "(?:" + "|".join(sorte
 _MARKER_NEEDLE = REDACTION_MARKER_PREFIX.encode()
 
 
-def _opened(haystack: bytes, owners: tuple[tuple[bytes, tuple[int, ...]], ...]) -> set[int]:
-    """The rules (by index) one of whose needles is in `haystack`: one scan for all the needles."""
-    return {int(rule) for rule in _scan_for(owners).owners(haystack.decode("ascii", "replace"))}
-
-
-@functools.cache
-def _scan_for(owners: tuple[tuple[bytes, tuple[int, ...]], ...]) -> NeedleScan:
-    return NeedleScan({needle.decode("ascii", "replace"): tuple(map(str, rules)) for needle, rules in owners})
-
-
 def _owners(needle_sets: tuple[tuple[bytes, ...], ...]) -> tuple[tuple[bytes, tuple[int, ...]], ...]:
     index: dict[bytes, list[int]] = {}
     for n, needles in enumerate(needle_sets):
@@ -2164,13 +2153,13 @@ _WORD_NEAR_VALUE = tuple(
 )
 _CONTEXT_NEEDLES = tuple(tuple(n.encode() for n in rule.needles) for rule in _CONTEXT_RULES)
 _FOLDED_NEEDLES = tuple(tuple(n.encode() for n in rule.needles) for rule in _FOLDED_RULES)
-_FOLDED_SCAN = NeedleScan(
-    by_needle({str(n): [needle.decode() for needle in needles] for n, needles in enumerate(_FOLDED_NEEDLES)})
-)
 # Every rule's needles, lower-cased, in one table: each looked for once in the lower-cased text (a
 # context rule's own case is then its regex's to check). Indexes past the context rules are folded.
 _ALL_OWNERS = _owners(
     tuple(tuple(n.lower() for n in needles) for needles in _CONTEXT_NEEDLES) + _FOLDED_NEEDLES
+)
+_ALL_SCAN = NeedleScan(
+    {needle.decode("ascii", "replace"): tuple(map(str, rules)) for needle, rules in _ALL_OWNERS}
 )
 
 _Candidate = tuple[int, int, str, int]  # start, end, kind, priority (lower is more specific)
@@ -2187,7 +2176,13 @@ def _raw_candidates(text: str, ascii_text: bytes) -> Iterator[_Candidate]:
     # Priorities break ties between equal spans: a named provider, then a context rule, then a key name.
     priority = len(_TOKEN_RULES)
     folded = ascii_text.lower()  # ASCII-only case folding, so offsets still line up with the text
-    opened = _opened(folded, _ALL_OWNERS)
+    # One scan finds every rule's needles, where they are: the context rules it opens and the places
+    # the folded rules are tried.
+    hits = [
+        (at, [int(owner) for owner in owners])
+        for at, owners in _ALL_SCAN.hits(folded.decode("ascii", "replace"))
+    ]
+    opened = {n for _, owners in hits for n in owners}
     for n, rule in enumerate(_CONTEXT_RULES):
         priority += 1
         # A variable named for a secret, or a word near a value, is the least specific rule: a named
@@ -2210,7 +2205,7 @@ def _raw_candidates(text: str, ascii_text: bytes) -> Iterator[_Candidate]:
                     shift = origins[k] - joined_at[k]
                     yield span[0] + shift, span[1] + shift, rule.kind, priority
     priority = len(_TOKEN_RULES) + len(_CONTEXT_RULES)
-    yield from _scan_folded(text, folded, priority, {n - len(_CONTEXT_RULES) for n in opened})
+    yield from _scan_folded(text, hits, priority)
     priority += len(_FOLDED_RULES)
     for start, end, kind in _scan_assignments(text, folded):
         yield start, end, kind, _GENERIC
@@ -2220,14 +2215,12 @@ def _raw_candidates(text: str, ascii_text: bytes) -> Iterator[_Candidate]:
         yield from _scan_unicode(text, priority + 1)
 
 
-def _scan_folded(text: str, folded: bytes, priority: int, present: set[int]) -> Iterator[_Candidate]:
-    """The rules matched at each place one of their needles is, in the lower-cased text: one scan
-    finds every needle's places (looking for each needle in turn cost a rule of a hundred needles a
-    pass over the whole text for each)."""
-    if not present:
-        return
-    for at, owners in _FOLDED_SCAN.hits(folded.decode("ascii", "replace")):
-        for n in sorted(int(owner) for owner in owners):
+def _scan_folded(text: str, hits: list[tuple[int, list[int]]], priority: int) -> Iterator[_Candidate]:
+    """The folded rules matched at each place one of their needles is (`hits`: the places of every
+    rule's needles in the lower-cased text, and the rules they open, by index)."""
+    first = len(_CONTEXT_RULES)
+    for at, owners in hits:
+        for n in sorted(owner - first for owner in owners if owner >= first):
             rule = _FOLDED_RULES[n]
             hit = rule.regex.match(text, at)
             span = None if hit is None else _span(rule, hit)

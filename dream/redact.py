@@ -279,7 +279,7 @@ def _password_near(words: tuple[str, ...]) -> LazyPattern:
 def _in_marker(m: re.Match[str]) -> bool:
     """Whether the match starts inside a redaction marker (`[REDACTED:url-password]`): its words are
     no context."""
-    opened = m.string.rfind("[REDACTED:", 0, m.start() + 1)
+    opened = m.string.rfind(REDACTION_MARKER_PREFIX, 0, m.start() + 1)
     return opened != -1 and m.string.find("]", opened) >= m.start()
 
 
@@ -415,7 +415,7 @@ _UNICODE_RULES: tuple[_Rule, ...] = (
         ),
         ("карт", "卡号", "卡號", "银联卡", "kartı", "cartão"),
         group="v",
-        validate=lambda m: _luhn_ok(m.group("v")),
+        validate=lambda m: _luhn(re.sub(r"[ -]", "", m.group("v"))),
     ),
     _Rule(
         "national-id",
@@ -797,7 +797,7 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
         ),
         ("card", "kart", "cart", "tarjeta", "carte", "卡", "карта"),
         group="v",
-        validate=lambda m: _luhn_ok(m.group("v")),
+        validate=lambda m: _luhn(re.sub(r"[ -]", "", m.group("v"))),
     ),
     _Rule(
         "url-password",
@@ -2276,12 +2276,6 @@ def _byte_array_key(m: re.Match[str]) -> bool:
     if any(n > 255 for n in numbers):
         return False
     return len(numbers) >= 32 or "key" in m.string[max(0, m.start() - 30) : m.start()].lower()
-
-
-def _luhn_ok(number: str) -> bool:
-    digits = [int(c) for c in number if c.isdigit()]
-    total = sum(d if i % 2 == 0 else (d * 2 - 9 if d > 4 else d * 2) for i, d in enumerate(reversed(digits)))
-    return len(digits) >= 13 and total % 10 == 0
 
 
 def _call_literal_ok(value: str) -> bool:

@@ -450,10 +450,6 @@ def _parts(*sources: str) -> tuple[LazyPattern, ...]:
     )
 
 
-def _extra(source: str) -> LazyPattern:
-    return LazyPattern(source)
-
-
 _HELD_BACK_RE = LazyPattern(_HELD_BACK)
 _NEGATION_RE = LazyPattern(_NEGATION)
 _NEGATED_ACT_RE = LazyPattern(_NEGATED_ACT)
@@ -547,7 +543,7 @@ _FAMILIES: tuple[_Family, ...] = (
             ),
         ),
         _parts(_UNTOLD, _SIDE_EFFECT),
-        (_extra(r"\b(?:always|but|just|instead|and) (?:tell|list|mention|report|flag|show)\b"),),
+        (LazyPattern(r"\b(?:always|but|just|instead|and) (?:tell|list|mention|report|flag|show)\b"),),
     ),
     _Family(
         "trust-shift",
@@ -637,7 +633,7 @@ _FAMILIES: tuple[_Family, ...] = (
             ),
         ),
         _parts(_OBEYED, _OUTSIDE_SOURCE),
-        (_extra(r"\b(?:data|not (?:an? )?(?:instructions?|approvals?)|never count)\b"),),
+        (LazyPattern(r"\b(?:data|not (?:an? )?(?:instructions?|approvals?)|never count)\b"),),
     ),
     _Family(
         "untrusted-code",
@@ -704,7 +700,7 @@ _FAMILIES: tuple[_Family, ...] = (
         _parts(_UNTRUSTED_CODE, _RUNS),
         (
             _NEGATED_ACT_RE,
-            _extra(
+            LazyPattern(
                 r"\b(?:only|verify|verified|checksums?|sha256|reviewed|pinned|our (?:own|internal)|(?:only|"
                 r"just) (?:\w+ )?official)\b"
             ),
@@ -818,7 +814,7 @@ _FAMILIES: tuple[_Family, ...] = (
         _parts(_OUTSIDE_PLACE, _PRIVATE_DATA, _SENDS),
         (
             _NEGATION_RE,
-            _extra(
+            LazyPattern(
                 r"\b(?:scrub\w*|redact\w*|mask\w*|(?:to|on|in|into) (?:our |the |a )?(?:own |private|"
                 r"internal|self-hosted)|nowhere else|= ?false|anonymi[sz]\w*)\b"
             ),
@@ -880,7 +876,7 @@ _FAMILIES: tuple[_Family, ...] = (
             ),
         ),
         _parts(_CLEARED, _AUTHORITY, _BOUNDLESS),
-        (_extra(r"\b(?:except|but not|doesn\'?t|does not|isn\'?t|not)\b"),),
+        (LazyPattern(r"\b(?:except|but not|doesn\'?t|does not|isn\'?t|not)\b"),),
     ),
     _Family(
         "pre-approval",
@@ -903,7 +899,7 @@ _FAMILIES: tuple[_Family, ...] = (
         _parts(
             _APPROVED_AHEAD,
         ),
-        (_extra(r"\b(?:nobody|no one|nothing|not|isn\'?t|hasn\'?t|haven\'?t)\b"),),
+        (LazyPattern(r"\b(?:nobody|no one|nothing|not|isn\'?t|hasn\'?t|haven\'?t)\b"),),
     ),
     _Family(
         "pre-approval",
@@ -970,7 +966,7 @@ _FAMILIES: tuple[_Family, ...] = (
             ),
         ),
         _parts(_MEMORY_REQUEST, _WIDENED),
-        (_KEEPS_CHECK_RE, _extra(_KEPT_IN_MEMORY)),
+        (_KEEPS_CHECK_RE, LazyPattern(_KEPT_IN_MEMORY)),
     ),
     _Family(
         "scope-creep",
@@ -1026,7 +1022,7 @@ _FAMILIES: tuple[_Family, ...] = (
         (
             _NEGATION_RE,
             _KEEPS_CHECK_RE,
-            _extra(r"\b(?:your own|you opened|you created)\b"),
+            LazyPattern(r"\b(?:your own|you opened|you created)\b"),
         ),
     ),
     _Family(
@@ -1069,7 +1065,11 @@ _FAMILIES: tuple[_Family, ...] = (
         _parts(
             _BAD_PRACTICE,
         ),
-        (_extra(r"\b(?:don\'?t (?:ever )?(?:add|use|mark|skip|commit|log|store|put)|do not|tell me)\b"),),
+        (
+            LazyPattern(
+                r"\b(?:don\'?t (?:ever )?(?:add|use|mark|skip|commit|log|store|put)|do not|tell me)\b"
+            ),
+        ),
     ),
 )
 
@@ -1088,19 +1088,14 @@ FAMILY_NEEDLES: dict[str, tuple[str, ...]] = {
 } | {"family:risky": _RISKY_WORDS}
 
 
-def _has_words(folded: str, i: int, family: _Family, owners: frozenset[str] | None) -> bool:
-    if owners is None:
-        return all(any(word in folded for word in group) for group in family.needles)
-    return all(f"family:{i}.{g}" in owners for g in range(len(family.needles)))
-
-
-def _opened(folded: str, owners: frozenset[str] | None = None) -> list[_Family]:
+def _opened(folded: str, owners: frozenset[str]) -> list[_Family]:
     """The families whose words are all in `folded` (`owners`: what the caller's scan of it found)
     and whose risk pattern matches."""
     return [
         family
         for i, family in enumerate(_FAMILIES)
-        if _has_words(folded, i, family, owners) and family.parts[0].search(folded)
+        if all(f"family:{i}.{g}" in owners for g in range(len(family.needles)))
+        and family.parts[0].search(folded)
     ]
 
 
@@ -1109,25 +1104,13 @@ def _restrained(family: _Family, window: str) -> bool:
     return bool(_HELD_BACK_RE.search(kept)) or any(r.search(kept) for r in family.restraints)
 
 
-def might_hold_unsafe_rule(folded: str) -> bool:
-    """Whether any family could find something in `folded` or in a piece of it: a piece may leave out
-    the word that restrains the whole, so the check is on the risk alone."""
-    return bool(_RISKY.search(folded)) or bool(_opened(folded))
-
-
-def unsafe_rule_reasons(folded: str) -> list[str]:
-    """The families a sentence of `folded` belongs to, in table order."""
-    return assess(folded)[0]
-
-
-def assess(folded: str, owners: frozenset[str] | None = None) -> tuple[list[str], bool]:
-    """`unsafe_rule_reasons(folded)` and `might_hold_unsafe_rule(folded)` from one look; `owners`:
-    the `FAMILY_NEEDLES` owners a scan of `folded` found, when the caller made one."""
+def assess(folded: str, owners: frozenset[str]) -> tuple[list[str], bool]:
+    """The families a sentence of `folded` belongs to, in table order; and whether a piece of it
+    might belong to one the whole is restrained from (a piece may leave out the word that restrains
+    the whole, so that answer rests on the risk alone). `owners`: the `FAMILY_NEEDLES` owners the
+    caller's scan of `folded` found."""
     found: list[str] = []
-    has_risky_words = (
-        ("family:risky" in owners) if owners is not None else any(w in folded for w in _RISKY_WORDS)
-    )
-    risky = has_risky_words and bool(_PERMISSIVE.search(folded)) and bool(_RISKY.search(folded))
+    risky = "family:risky" in owners and bool(_PERMISSIVE.search(folded)) and bool(_RISKY.search(folded))
     if risky and _weakens_safety(folded):
         found.append("safety-weakening")
     opened = _opened(folded, owners)

@@ -72,6 +72,8 @@ def _run_guarded(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from dream import regex_cache_file
+
         try:
             code = func(*args, **kwargs)
         except DreamError as exc:
@@ -80,12 +82,27 @@ def _run_guarded(func: F) -> F:
         except KeyboardInterrupt:
             click.echo("dream: interrupted; memory left as it was", err=True)
             sys.exit(ExitCode.INTERRUPTED)
+        finally:
+            regex_cache_file.save()  # only where `_session` let it write
         sys.exit(int(code or ExitCode.OK))
 
     return wrapper  # type: ignore[return-value]
 
 
-def _session(settings: dict[str, Any]) -> Session:
+def _session(settings: dict[str, Any], *, writes_state: bool = False) -> Session:
+    """The library's session; first the compiled-pattern cache, which the imports below already use.
+
+    Only a command that writes dream's state anyway (`writes_state`, never in a dry run) may write
+    the cache: `plan`, `status` and every dry run leave the state dir as they found it.
+    """
+    from dream import regex_cache_file
+    from dream.paths import resolve_paths
+
+    try:
+        cache_file = resolve_paths(settings.get("claude_dir")).regex_cache_file
+    except (DreamError, RuntimeError):
+        cache_file = None  # Session.open below says what is wrong
+    regex_cache_file.attach(cache_file, writable=writes_state and not settings.get("dry_run"))
     from dream.api import Session
 
     return Session.open(
@@ -131,7 +148,8 @@ def _emit(result: Any, settings: dict[str, Any]) -> int:
 def signals(ctx: click.Context, /, **local: Any) -> int:
     """GATHER SIGNAL: print the signals found in the window's transcripts."""
     settings = _settings(ctx, local)
-    return _emit(_session(settings).signals_result(write_cache=not settings.get("dry_run")), settings)
+    session = _session(settings, writes_state=True)
+    return _emit(session.signals_result(write_cache=not settings.get("dry_run")), settings)
 
 
 @main.command()
@@ -160,7 +178,7 @@ def run(
 ) -> int:
     """Run all four phases: orient, gather, consolidate, prune & index, then verify."""
     settings = _settings(ctx, local)
-    session = _session(settings)
+    session = _session(settings, writes_state=True)
     dry_run = bool(settings.get("dry_run"))
     chosen = "none" if deterministic else consolidator
     return _emit(
@@ -204,7 +222,7 @@ def apply(ctx: click.Context, /, decisions: BinaryIO, **local: Any) -> int:
         raise UsageError(
             "apply writes memory; preview a plan with `dream --dry-run run` or `dream plan --json`"
         )
-    return _emit(_session(settings).apply_decisions(decisions.read()), settings)
+    return _emit(_session(settings, writes_state=True).apply_decisions(decisions.read()), settings)
 
 
 @main.command()

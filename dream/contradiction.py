@@ -16,8 +16,7 @@ npm only by implication, so it never counts as an explicit change.
 
 from __future__ import annotations
 
-import re
-
+from dream import regex_cache
 from dream.statement import GROUP_OF, VERSION, Statement, is_key_term, stem
 
 # Words that say a statement changes or asserts something, not what it is about: two entries
@@ -144,7 +143,7 @@ def contradiction(new: Statement, old: Statement) -> tuple[str, bool] | None:
     return _dropped_plan(new, old) or _subject_switch(new, old)
 
 
-_PARTS = re.compile(r"[./_-]+")
+_PARTS = regex_cache.compile(r"[./_-]+")
 
 
 def term_parts(term: str) -> set[str]:

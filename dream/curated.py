@@ -12,12 +12,11 @@ went. With no new evidence and within the limits, the file is left byte for byte
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING
 
-from dream import defaults
+from dream import defaults, regex_cache
 from dream.memory import MemoryFile
 from dream.topics import CONTINUED
 
@@ -25,9 +24,9 @@ if TYPE_CHECKING:
     from dream.index import IndexResult
 
 DREAM_HEADING = "## Consolidated by dream"
-_HEADING = re.compile(r"^ {0,3}(#{1,6})\s")
-_FENCE = re.compile(r"^ {0,3}(```|~~~)")
-_ITEM = re.compile(r"^[-*+] |^\d+[.)] ")
+_HEADING = regex_cache.compile(r"^ {0,3}(#{1,6})\s")
+_FENCE = regex_cache.compile(r"^ {0,3}(```|~~~)")
+_ITEM = regex_cache.compile(r"^[-*+] |^\d+[.)] ")
 LINK_LINE = (
     f"- [More of this memory: sections moved out to stay under Claude Code's load limits]({CONTINUED})"
 )

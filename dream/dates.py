@@ -40,6 +40,8 @@ from typing import Final
 
 from dateutil.relativedelta import FR, MO, SA, SU, TH, TU, WE, relativedelta
 
+from dream import regex_cache
+
 __all__ = ["DateFix", "absolutize", "find_relative_dates", "has_relative_date"]
 
 
@@ -89,7 +91,7 @@ def _amount(tag: str) -> str:
     )
 
 
-_PHRASE: Final = re.compile(
+_PHRASE: Final = regex_cache.compile(
     # The lookahead (first letters of all phrases) only makes the scan cheaper.
     rf"""(?=[acdefilnosty0-9])(?<![\w\-./@#$])
     (?:
@@ -116,29 +118,29 @@ _PHRASE: Final = re.compile(
 )
 # Every phrase contains one of these; plain substring tests are ~10x cheaper than any regex here.
 _HINTS: Final = ("day", "night", "tomorrow", "morning", "afternoon", "evening", "week", "month", "year")
-_PROTECTED: Final = re.compile(
+_PROTECTED: Final = regex_cache.compile(
     r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|(`+)[^\n]+?\1|\b[a-z][\w+.-]*://\S+",
     re.DOTALL | re.IGNORECASE,
 )
-_CLAUSE_BREAK: Final = re.compile(r"[.!?;\n]")
-_FUTURE: Final = re.compile(
+_CLAUSE_BREAK: Final = regex_cache.compile(r"[.!?;\n]")
+_FUTURE: Final = regex_cache.compile(
     r"\b(?:will|won['’]t|shall|going\s+to|gonna|let['’]s|should|must|needs?\s+to|ha(?:ve|s)\s+to|please"
     r"|plan(?:s|ning)?\s+to|intends?\s+to|scheduled|due)\b|['’]ll\b",
     re.IGNORECASE,
 )
 # "-ed" words, but not need/speed/indeed; with the irregular pasts that turn "in two days" into a duration.
-_PAST: Final = re.compile(
+_PAST: Final = regex_cache.compile(
     r"\b(?:\w{2,}[^\We]ed|was|were|did|took|made|built|ran|wrote|got|had|went|spent|done|finished)\b",
     re.IGNORECASE,
 )
-_RECURRING: Final = re.compile(
+_RECURRING: Final = regex_cache.compile(
     r"\b(?:every|each|always|usually|normally|typically|generally|weekly|regularly|often)\b", re.IGNORECASE
 )
-_COPULA_AFTER: Final = re.compile(
+_COPULA_AFTER: Final = regex_cache.compile(
     r"\s+(?:is|was|will|would|has|had|looks|looked|seems|seemed)\b", re.IGNORECASE
 )
-_DATE_AND: Final = re.compile(r"\d{4}(?:-\d\d){0,2}\s+(?:and|or|&)\s+$", re.IGNORECASE)
-_LAST_TOKEN: Final = re.compile(r"(\S+)\s*$")
+_DATE_AND: Final = regex_cache.compile(r"\d{4}(?:-\d\d){0,2}\s+(?:and|or|&)\s+$", re.IGNORECASE)
+_LAST_TOKEN: Final = regex_cache.compile(r"(\S+)\s*$")
 
 
 def _words(words: str) -> frozenset[str]:

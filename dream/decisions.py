@@ -25,12 +25,11 @@ from __future__ import annotations
 
 import enum
 import json
-import re
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from dream import defaults
+from dream import defaults, regex_cache
 from dream.candidates import Candidate
 from dream.errors import UsageError
 
@@ -145,12 +144,12 @@ def parse_document(raw: str | bytes, max_decisions: int | None = None) -> Decisi
 
 # -- the checks --------------------------------------------------------------------------------------
 
-_SPACE = re.compile(r"\s+")
+_SPACE = regex_cache.compile(r"\s+")
 _STRIP = "\"'`“”‘’«»()[]{}<>.,;:!?*"
-_SPECIFIC = re.compile(r"[\d./_\\-]|^@|^\$")
-_SENTENCE_END = re.compile(r"[.!?:;]['\")\]]*$")
-_BACKTICKED = re.compile(r"`([^`]+)`")
-_MARKER = re.compile(r"\[REDACTED:([\w.-]+)\]")
+_SPECIFIC = regex_cache.compile(r"[\d./_\\-]|^@|^\$")
+_SENTENCE_END = regex_cache.compile(r"[.!?:;]['\")\]]*$")
+_BACKTICKED = regex_cache.compile(r"`([^`]+)`")
+_MARKER = regex_cache.compile(r"\[REDACTED:([\w.-]+)\]")
 
 
 def _fold(text: str) -> str:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import time
 import zlib
 from collections.abc import Iterable
@@ -29,7 +28,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from dream import defaults
+from dream import defaults, regex_cache
 from dream.candidates import Candidate, make_candidate
 from dream.discover import CLAUDE, OPENCLAW_LOG, SessionSource, stat_key
 from dream.model import MODEL_VERSION, load_model
@@ -47,7 +46,7 @@ from dream.transcripts import (
 # Raised whenever what a digest holds changes, the signals a message yields among it: a cached
 # digest of another format is read again.
 DIGEST_FORMAT = 7
-_TERM = re.compile(r"[a-z][a-z0-9+#.-]{2,29}")
+_TERM = regex_cache.compile(r"[a-z][a-z0-9+#.-]{2,29}")
 MAX_TERMS = 4000
 
 
@@ -337,6 +336,10 @@ def _build_chunk(chunk: list[SessionSource]) -> list[tuple[Digest | None, ReadSt
         _exit_if_orphaned()
         stats = ReadStats()
         results.append((build_digest(source, source.folder, stats), stats))
+    if _parent_pid:  # a forked worker: what it compiled would die with it
+        from dream import regex_cache_file
+
+        regex_cache_file.save()
     return results
 
 

@@ -9,17 +9,20 @@ dream writes here, `parse_entry_line` reads back to the same parts (a property t
 
 from __future__ import annotations
 
-import re
 from datetime import date
 from typing import NamedTuple
 
-ENTRY = re.compile(
+from dream import regex_cache
+
+ENTRY = regex_cache.compile(
     r"^(?P<indent>[ \t]*)(?P<bullet>[-*+])[ \t]+"
     r"(?:\[(?P<date>\d{4}-\d{2}-\d{2})\][ \t]+)?"
     r"(?P<body>.*?)"
     r"(?:[ \t]*\(source:[ \t]*(?P<source>[^()]*?)(?:,[ \t]*confidence:[ \t]*(?P<confidence>\w+))?\))?[ \t]*$"
 )
-_UPDATED = re.compile(r"[ \t]*\(Updated (?P<date>\d{4}-\d{2}-\d{2}), previously: (?P<previously>.*)\)[ \t]*$")
+_UPDATED = regex_cache.compile(
+    r"[ \t]*\(Updated (?P<date>\d{4}-\d{2}-\d{2}), previously: (?P<previously>.*)\)[ \t]*$"
+)
 
 
 class EntryLine(NamedTuple):

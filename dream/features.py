@@ -11,15 +11,16 @@ import itertools
 import re
 from typing import Any
 
+from dream import regex_cache
 from dream.needles import NeedleScan
 from dream.sentences import QUOTE_PLACEHOLDER
 
-_TOKEN = re.compile(r"[a-z]+(?:'[a-z]+)?|\d+(?:\.\d+)*|[^\sa-z\d]", re.IGNORECASE)
+_TOKEN = regex_cache.compile(r"[a-z]+(?:'[a-z]+)?|\d+(?:\.\d+)*|[^\sa-z\d]", re.IGNORECASE)
 
 # Cue groups; each regex runs on the lowercased sentence. Several languages' main cue words
 # are included so a German or Japanese rule is not invisible.
 CUES: dict[str, re.Pattern[str]] = {
-    "durable": re.compile(
+    "durable": regex_cache.compile(
         r"from now on|going forward|from here on|in (?:the )?future|for future|from today|"
         r"\balways\b|\bnever\b|every ?time|each time|whenever|by default|as a rule|"
         r"in this (?:repo|project|codebase|team|code ?base|org|company|service)|across the|everywhere|"
@@ -31,7 +32,7 @@ CUES: dict[str, re.Pattern[str]] = {
         r"\bsempre\b|a partir de agora|daqui para frente|\bmai\b|d'ora in poi|\baltijd\b|\bnooit\b|"
         r"常に|いつも|必ず|絶対|今後|これから|毎回|总是|永远|以后|每次|始终|一律|항상|절대|앞으로|всегда|никогда"
     ),
-    "oneoff": re.compile(
+    "oneoff": regex_cache.compile(
         r"just this once|this once|this time|for now|right now|\bjust\b|for this (?:one|pr|task|spike|"
         r"ticket|branch|test|file|function|change|commit|run|demo)|\bthis (?:file|function|test|line|one|"
         r"method|class|bug|pr|branch|commit|snippet|step|error|output|diff|part|section|component)\b|"
@@ -39,13 +40,13 @@ CUES: dict[str, re.Pattern[str]] = {
         r"\bnext\b|\binstead\b|\bfor the moment\b|\btemporar|\bquick(?:ly)?\b|\btoday\b|"
         r"nur dieses mal|diesmal|cette fois|pour l'instant|esta vez|por ahora|por enquanto|今回|这次|暂时"
     ),
-    "question": re.compile(
+    "question": regex_cache.compile(
         # "Do not …" and "Don't …" open an instruction, not a question.
         r"\?\s*$|^(?:what|why|how|where|when|which|who|is|are|was|were|do(?! not\b)|does|did|can|could|"
         r"would|should|shall|will|have|has|any idea|wie|was|warum|pourquoi|comment|qu'est|por qué|cómo|"
         r"qué)\b"
     ),
-    "request": re.compile(
+    "request": regex_cache.compile(
         r"^(?:(?:ok|okay|now|and|also|then|so|pls|please|hey)[, ]+)*(?:can|could|would|will) you\b|"
         r"^(?:(?:ok|okay|now|and|also|then|so|hey)[, ]+)*(?:please|pls|plz)\b|"
         r"^(?:(?:ok|okay|now|and|also|then|so)[, ]+)*(?:add|fix|run|create|make|write|rename|remove|"
@@ -55,18 +56,18 @@ CUES: dict[str, re.Pattern[str]] = {
         r"search|set up|setup|clean up|port|convert|migrate|send|paste|help|let me|give me)\b|"
         r"\bi need you to\b|\bi want you to\b|\bhelp me\b|\blet me see\b|\bshow me\b"
     ),
-    "rule_verb": re.compile(
+    "rule_verb": regex_cache.compile(
         r"^(?:(?:and|also|so|but|please|pls)[, ]+)*(?:use|prefer|avoid|don't|do not|dont|never|always|"
         r"keep|make sure|ensure|stop|only|no more|stick to|default to|put|name|write|format|"
         r"bitte|verwende|benutze|utilise|utilisez|usa|use|evita|n'utilise|不要|请|使って)\b"
     ),
-    "we_state": re.compile(
+    "we_state": regex_cache.compile(
         r"\b(?:we|our|the team|this repo|this project|the project|the codebase|the repo|our team|"
         r"my team|the company|ops|prod|production|staging|ci|the ci)\b.{0,40}\b(?:use|uses|using|run|"
         r"runs|have|has|own|owns|deploy|deploys|host|hosts|is|are|need|needs|require|requires|rely|"
         r"relies|target|targets|support|supports|ship|ships|live|lives|store|stores|pin|pins|only)\b"
     ),
-    "decision": re.compile(
+    "decision": regex_cache.compile(
         r"\bdecided\b|\bagreed\b|\bwe'll go with\b|\bgo with\b|\bgoing with\b|\bstick with\b|"
         r"\bswitch(?:ed|ing)? (?:to|from|over)\b|\bmov(?:e|ed|ing) (?:to|from|off)\b|\bchose\b|"
         r"\bchoose\b|\bopted\b|\bsettled on\b|\bthe plan is\b|\bwe will\b|\bwe're dropping\b|"
@@ -74,41 +75,45 @@ CUES: dict[str, re.Pattern[str]] = {
         r"\bditch|\bmigrat|\bwe're going\b|\blet's use\b|\blet's go\b|\bentschieden\b|\bdécidé\b|"
         r"\bdecidimos\b|\bdecidido\b|决定|決め"
     ),
-    "pattern": re.compile(
+    "pattern": regex_cache.compile(
         r"every ?time|each time|whenever|after every|before every|after each|before each|"
         r"\byou keep\b|\bkeeps?\b|\bagain\b|\bas usual\b|like last time|same as (?:before|last)|"
         r"\bevery (?:release|deploy|commit|pr|time|sprint|week|day|monday|friday)\b|\busually\b|"
         r"\beach (?:release|deploy|commit|pr|sprint|week)\b|\bwhen(?:ever)? you\b|jedes mal|chaque fois|"
         r"cada vez|毎回|每次"
     ),
-    "correction": re.compile(
+    "correction": regex_cache.compile(
         r"^(?:no|nope|nah|wrong|incorrect|not quite|actually)\b|that's (?:wrong|not|incorrect)|"
         r"\bi said\b|\bi told you\b|\bnot\s+\S+,|,\s*not\b|\bisn't\b|\bdoesn't\b|\bwe don't\b|"
         r"\bwrong\b|\bstop\b|\bnein\b|\bnon\b"
     ),
-    "preference": re.compile(
+    "preference": regex_cache.compile(
         r"\bi (?:prefer|like|love|hate|dislike|want|don't want|do not want|don't like|'d rather|"
         r"would rather|'d like|care)\b|\bi'?m not a fan\b|\bplease (?:don't|do not|never|always)\b|"
         r"\bpreference\b|\bprefer\b|\brather\b|\bich (?:mag|möchte|bevorzuge)|\bje préfère\b|"
         r"\bprefiero\b|\bprefiro\b"
     ),
-    "fact": re.compile(
+    "fact": regex_cache.compile(
         r"\b(?:runs? on|lives? in|hosted on|deployed (?:on|to)|owns?|owned by|located|version|"
         r"v\d|deadline|on-call|responsible for|maintains|is (?:on|in|at)|are (?:on|in|at)|"
         r"uses?|written in|based on|timezone|region|port \d+|is the|are the|only)\b"
     ),
-    "past_task": re.compile(r"\b(?:it|this|that) (?:works|worked|failed|fails|broke|looks)\b|\blooks good\b"),
-    "thanks": re.compile(r"^(?:thanks|thank you|thx|ty|great|nice|cool|perfect|awesome|lgtm|ok|okay|sure)\b"),
-    "quote": re.compile(re.escape(QUOTE_PLACEHOLDER)),
-    "tool": re.compile(
+    "past_task": regex_cache.compile(
+        r"\b(?:it|this|that) (?:works|worked|failed|fails|broke|looks)\b|\blooks good\b"
+    ),
+    "thanks": regex_cache.compile(
+        r"^(?:thanks|thank you|thx|ty|great|nice|cool|perfect|awesome|lgtm|ok|okay|sure)\b"
+    ),
+    "quote": regex_cache.compile(re.escape(QUOTE_PLACEHOLDER)),
+    "tool": regex_cache.compile(
         r"\b(?:npm|pnpm|yarn|bun|pip|uv|poetry|conda|cargo|go|maven|gradle|docker|kubernetes|k8s|"
         r"terraform|ansible|postgres|postgresql|mysql|sqlite|redis|kafka|celery|django|flask|fastapi|"
         r"react|vue|svelte|next|tailwind|jest|vitest|pytest|mypy|ruff|black|eslint|prettier|git|"
         r"github|gitlab|actions|circleci|jenkins|aws|gcp|azure|fly\.io|vercel|heroku|python|node|"
         r"typescript|javascript|rust|java|kotlin|swift|ruby|rails|graphql|grpc|openapi)\b"
     ),
-    "version": re.compile(r"\b\d+\.\d+(?:\.\d+)?\b|\bv\d+\b|\bpython ?3|\bnode ?\d"),
-    "imperative_neg": re.compile(r"^(?:don't|do not|dont|never|no)\b"),
+    "version": regex_cache.compile(r"\b\d+\.\d+(?:\.\d+)?\b|\bv\d+\b|\bpython ?3|\bnode ?\d"),
+    "imperative_neg": regex_cache.compile(r"^(?:don't|do not|dont|never|no)\b"),
 }
 _CUE_NAMES = tuple(CUES)
 
@@ -251,7 +256,7 @@ _RULE_WORDS = {
     # Czech
     "vždy": "always", "vzdy": "always", "nikdy": "never", "pouze": "only",
 }  # fmt: skip
-_RULE_WORD = re.compile(
+_RULE_WORD = regex_cache.compile(
     r"(?<!\w)(?:" + "|".join(sorted(map(re.escape, _RULE_WORDS), key=len, reverse=True)) + r")(?!\w)"
 )
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import NamedTuple
 
-from dream import defaults
+from dream import defaults, regex_cache
 from dream.edits import Edits
 from dream.memory import Entry, Memory, normalise_key
 from dream.migrate import LINK_TEXT
@@ -83,7 +83,7 @@ def _topic_rows(memory: Memory, final: dict[str, list[Entry]]) -> list[tuple[str
 
 # Only known tools and versions, as plain words: nothing an entry quotes (a backticked `@path`
 # would become an import in the file Claude Code loads into every session).
-_NAMED = re.compile(r"(?<![@\w/~.-])([A-Za-z][\w+#-]{1,30}(?:\.[\w+#-]+)*)(?![\w/@])")
+_NAMED = regex_cache.compile(r"(?<![@\w/~.-])([A-Za-z][\w+#-]{1,30}(?:\.[\w+#-]+)*)(?![\w/@])")
 
 
 def _what_is_inside(memory: Memory, entries: list[Entry], most: int = 5) -> str:
@@ -180,7 +180,7 @@ def importance(entry: Entry, category: str) -> Importance:
 
 
 # The tail of an archive line (dream/entry_line.py `archive_line`): the archived entry's own date.
-_DATED = re.compile(r"; dated (?P<dated>\d{4}-\d{2}-\d{2})(?:; source: [^()]*)?\)$")
+_DATED = regex_cache.compile(r"; dated (?P<dated>\d{4}-\d{2}-\d{2})(?:; source: [^()]*)?\)$")
 
 
 def _superseded(memory: Memory, final: dict[str, list[Entry]]) -> set[tuple[str, str | None]]:

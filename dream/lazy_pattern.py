@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
+from dream import regex_cache
+
 
 class LazyPattern:
     __slots__ = ("_compiled", "_flags", "_source")
@@ -22,7 +24,7 @@ class LazyPattern:
     @property
     def compiled(self) -> re.Pattern[str]:
         if self._compiled is None:
-            self._compiled = re.compile(self._source, self._flags)
+            self._compiled = regex_cache.compile(self._source, self._flags)
         return self._compiled
 
     @property

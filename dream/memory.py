@@ -17,6 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from dream import regex_cache
 from dream.entry_line import is_entry_line, parse_entry_line
 from dream.fsio import NOT_REGULAR, NotRegularFileError, read_regular
 from dream.layouts import Layout, MemoryType, layout_for
@@ -24,7 +25,7 @@ from dream.paths import MemoryPaths
 from dream.statement import Statement, analyse
 from dream.topics import CONTINUED, INDEX, NATIVE_TYPES, TOPIC_TYPE
 
-_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+_FRONTMATTER = regex_cache.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 
 
 # Only the block structure matters (which lines are list items, quotes, code): inline parsing
@@ -147,14 +148,16 @@ def _split_lines(text: str) -> tuple[list[str], str, bool]:
     return lines, newline, trailing
 
 
-_FLAT_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):[ \t]+(\S.*?)[ \t]*")
+_FLAT_LINE = regex_cache.compile(r"([A-Za-z_][A-Za-z0-9_-]*):[ \t]+(\S.*?)[ \t]*")
 # What YAML reads as something other than a plain string (a number, a date, a boolean, null…), or
 # where its syntax begins (quotes, flow collections, anchors, tags, block scalars, comments).
-_YAML_SPECIAL = re.compile(r"[-?:,\[\]{}#&*!|>'\"%@`]|[0-9+.~]|(?i:true|false|yes|no|on|off|null|y|n)$")
+_YAML_SPECIAL = regex_cache.compile(
+    r"[-?:,\[\]{}#&*!|>'\"%@`]|[0-9+.~]|(?i:true|false|yes|no|on|off|null|y|n)$"
+)
 
 
 # A double-quoted scalar with no escape in it reads as the text between its quotes.
-_DOUBLE_QUOTED = re.compile(r'"([^"\\]*)"')
+_DOUBLE_QUOTED = regex_cache.compile(r'"([^"\\]*)"')
 
 
 def _flat_frontmatter(block: str) -> dict[str, Any] | None:
@@ -199,11 +202,11 @@ def _frontmatter(text: str) -> tuple[dict[str, Any], int] | None:
 # The plain shape of a topic file dream writes: headings, `- ` items of one line, blank lines and
 # prose after a blank line. Such a file needs no block parse (issue 17: markdown-it is most of a
 # 50,000-entry load); anything else (code, quotes, HTML, nesting, indentation) takes markdown-it.
-_PLAIN_ITEM = re.compile(r"- (?![-*+>#<~ \t]|`{3}|[0-9]+[.)](?: |$))\S")
-_PLAIN_HEADING = re.compile(r"#{1,6}(?: |$)")
+_PLAIN_ITEM = regex_cache.compile(r"- (?![-*+>#<~ \t]|`{3}|[0-9]+[.)](?: |$))\S")
+_PLAIN_HEADING = regex_cache.compile(r"#{1,6}(?: |$)")
 # A paragraph line: a letter, bold (`**Why:**`), a link, inline code, or a table row (plain text to
 # CommonMark, which has no tables).
-_PLAIN_PROSE = re.compile(r"[^\W\d_]|\*\*[^*\s]|\[|`(?!``)|\|")
+_PLAIN_PROSE = regex_cache.compile(r"[^\W\d_]|\*\*[^*\s]|\[|`(?!``)|\|")
 
 
 def _plain_items(lines: list[str], start: int) -> list[tuple[int, int]] | None:
@@ -286,7 +289,7 @@ def _entries(name: str, lines: list[str], start: int) -> list[Entry]:
     return entries
 
 
-_LINK = re.compile(r"\[(?P<title>[^\]]+)\]\((?P<target>[^)\s]+)\)")
+_LINK = regex_cache.compile(r"\[(?P<title>[^\]]+)\]\((?P<target>[^)\s]+)\)")
 
 
 def load_file(path: Path, name: str, kind: str, known: MemoryFile | None = None) -> MemoryFile:

@@ -8,15 +8,15 @@ holds stay where they are.
 
 from __future__ import annotations
 
-import re
 from datetime import date
 
+from dream import regex_cache
 from dream.edits import Edits
 from dream.entry_line import format_entry, parse_entry_line
 from dream.memory import Entry, Memory, MemoryFile, normalise_key
 from dream.topics import TOPIC_FILES
 
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*)$")
+_HEADING = regex_cache.compile(r"^\s{0,3}#{1,6}\s+(.*)$")
 _CATEGORY_WORDS = {
     "correction": ("correction", "mistake", "wrong", "gotcha", "don't", "avoid"),
     "preference": ("preference", "style", "convention", "rule", "how i", "workflow pref"),
@@ -24,9 +24,9 @@ _CATEGORY_WORDS = {
     "pattern": ("pattern", "workflow", "process", "recurring", "routine", "checklist"),
     "fact": ("fact", "environment", "infra", "project", "context", "team", "stack", "notes"),
 }
-_GENERATED_PROSE = re.compile(r"^\s*(?:Last consolidated:|<!--|\|)")
-LINK_TEXT = re.compile(r"\[([^\]]*)\]\([^)]*\)")
-_LINK_LINE = re.compile(r"^\s*[-*+]\s+\[[^\]]+\]\([^)\s]+\.md\)")
+_GENERATED_PROSE = regex_cache.compile(r"^\s*(?:Last consolidated:|<!--|\|)")
+LINK_TEXT = regex_cache.compile(r"\[([^\]]*)\]\([^)]*\)")
+_LINK_LINE = regex_cache.compile(r"^\s*[-*+]\s+\[[^\]]+\]\([^)\s]+\.md\)")
 
 
 def migrate_inline_content(memory: Memory, edits: Edits, today: date) -> list[str]:

@@ -15,6 +15,7 @@ from functools import lru_cache
 from itertools import repeat
 from typing import Any
 
+from dream import regex_cache
 from dream.defaults import CATEGORIES
 from dream.paths import package_data
 
@@ -26,7 +27,7 @@ MODEL_VERSION = "5"
 
 # What the durability calibration reads beside the model's logit (scripts/train_signal_model.py).
 CALIBRATION_CUES = ("durable", "oneoff", "question", "request")
-_STRONG_ONE_OFF = re.compile(
+_STRONG_ONE_OFF = regex_cache.compile(
     r"\bjust this once\b|\bthis once\b|\bthis time\b|\bfor now\b|\bfor this (?:one|pr|task|ticket|"
     r"branch|run|demo|comparison|benchmark|spike)\b|\bjust (?:for )?today\b|\bonly today\b|"
     r"\bright now\b|\bfor the moment\b|\bdessa vez\b|\bs[óo] hoje\b|\besta vez\b|\bpor ahora\b|"

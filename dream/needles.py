@@ -12,6 +12,8 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
+from dream import regex_cache
+
 
 def trie_pattern(words: Iterable[str]) -> str:
     """A regex matching any of the words, factored by common prefix so the engine tries a
@@ -61,7 +63,7 @@ class NeedleScan:
             )
             for needle in self._needles
         }
-        self._scan = re.compile(f"(?=({trie_pattern(self._needles)}))")
+        self._scan = regex_cache.compile(f"(?=({trie_pattern(self._needles)}))")
         return self._scan
 
     @property

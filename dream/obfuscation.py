@@ -12,12 +12,16 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from dream import regex_cache
+
 _LEET = str.maketrans("013457@$", "oieastas")
 # A word that mixes letters with the digits leetspeak stands them in for ("pr3vious", "c0mm4nd").
-_LEET_WORD = re.compile(r"\b(?=[a-z]*[013457@$])(?=[013457@$]*[a-z])[a-z013457@$]{3,}\b")
-_DOTTED = re.compile(r"(?<![\w.])\.?(?:[a-z]\.){2,}[a-z]\b\.?")  # "f.o.r.w.a.r.d"; "e.g." has two letters
-_COMMENT = re.compile(r"/\*.*?\*/")
-_SPACED_RUN = re.compile(r"\b(?:[a-z/:|.] ){3,}[a-z/:|.]\b")  # "c u r l", "h t t p s : / /"
+_LEET_WORD = regex_cache.compile(r"\b(?=[a-z]*[013457@$])(?=[013457@$]*[a-z])[a-z013457@$]{3,}\b")
+_DOTTED = regex_cache.compile(
+    r"(?<![\w.])\.?(?:[a-z]\.){2,}[a-z]\b\.?"
+)  # "f.o.r.w.a.r.d"; "e.g." has two letters
+_COMMENT = regex_cache.compile(r"/\*.*?\*/")
+_SPACED_RUN = regex_cache.compile(r"\b(?:[a-z/:|.] ){3,}[a-z/:|.]\b")  # "c u r l", "h t t p s : / /"
 # Words an injection is made of, for reading letters swapped or one dropped ("ignroe", "guidlines").
 _VOCABULARY = (
     "ignore",
@@ -51,7 +55,7 @@ _VOCABULARY = (
     "upload",
     "password",
 )
-_WORD = re.compile(r"[a-z]+")
+_WORD = regex_cache.compile(r"[a-z]+")
 # The first half of a vocabulary word broken at a line end ("confir" of "confir mation").
 _BROKEN_STARTS = frozenset(word[:i] for word in _VOCABULARY for i in range(3, len(word) - 1))
 
@@ -98,7 +102,7 @@ def _fragmented(folded: str) -> bool:
 
 
 # What a fragmented text spells once its spaces are gone: the start of an instruction to the agent.
-_COMPACT_ORDER = re.compile(
+_COMPACT_ORDER = regex_cache.compile(
     r"ignore(?:all)?(?:the|your)?(?:previous|prior|earlier)|disregard(?:all|your|the)|fromnowon|neverask|"
     r"withoutask|alwaystrust|trust\w{0,12}(?:tooloutput|toolresult|webpage)|(?:addthis|this|save|write)"
     r"(?:to|into)(?:your)?memory|disable\w{0,6}safety|skipconfirm|(?:curl|wget)\S*\|(?:sudo)?(?:ba)?sh\b"
@@ -116,7 +120,7 @@ def _undotted(match: re.Match[str]) -> str:
     return ("." if letters.startswith(".") else "") + letters.replace(".", "")  # ".e.n.v" is ".env"
 
 
-_CUT_WORD = re.compile(r"(?<=[a-z])-(?=[a-z])")
+_CUT_WORD = regex_cache.compile(r"(?<=[a-z])-(?=[a-z])")
 
 
 def plain_readings(folded: str) -> list[str]:

@@ -18,6 +18,7 @@ import itertools
 import re
 from dataclasses import dataclass
 
+from dream import regex_cache
 from dream.sentences import mostly_symbols
 
 
@@ -51,12 +52,12 @@ class SplitMessage:
     pastes: tuple[Paste, ...]
 
 
-_FENCE = re.compile(r"^\s*(```|~~~)")
+_FENCE = regex_cache.compile(r"^\s*(```|~~~)")
 # Each pattern is matched at the start of a line. Verbose patterns: `\ ` is a space, `\#` a hash.
 _LINE_KINDS: tuple[tuple[PasteKind, re.Pattern[str]], ...] = (
     (
         PasteKind.TRACEBACK,
-        re.compile(
+        regex_cache.compile(
             r"""^\s*(?:Traceback\ \(most\ recent\ call\ last\)|File\ "[^"]+",\ line\ \d+
             |at\ [\w$.<>\[\]/@-]+\ ?\(.*\)\s*$|at\ [\w$.<>/@-]+:\d+|at\ async\ |at\ (?:new\ )?[\w$.]+\ \(
             |goroutine\ \d+\ \[|panic:\ |thread\ '[^']*'\ panicked|Caused\ by:|Exception\ in\ thread
@@ -73,7 +74,7 @@ _LINE_KINDS: tuple[tuple[PasteKind, re.Pattern[str]], ...] = (
     ),
     (
         PasteKind.LOG,
-        re.compile(
+        regex_cache.compile(
             r"""^\s*(?:\[?\d{4}-\d\d-\d\d[ T_]\d\d:\d\d|\[?\d\d:\d\d:\d\d(?:[.,]\d+)?\]?\s
             |\[?(?:[A-Z][a-z]{2}\ +\d{1,2}\ \d\d:\d\d:\d\d)|\d{2}/\d{2}/\d{4}\ \d\d:\d\d
             |\[?(?:ERROR|WARN(?:ING)?|INFO|DEBUG|TRACE|FATAL|CRITICAL|NOTICE)\]?[\s:]
@@ -88,7 +89,7 @@ _LINE_KINDS: tuple[tuple[PasteKind, re.Pattern[str]], ...] = (
     ),
     (
         PasteKind.CONSOLE,
-        re.compile(
+        regex_cache.compile(
             r"^\s*(?:Uncaught\b|VM\d+(?::\d+)?|Failed to load resource|\[(?:HMR|vite|webpack)\]|"
             r"(?:GET|POST|PUT|DELETE|PATCH) https?://\S+ \d{3}|Warning: [A-Z][\w ]+|DevTools|"
             r"[\w.-]+\.(?:js|jsx|tsx|mjs)(?:\?\S*)?:\d+(?::\d+)?\s|Download the React DevTools|"
@@ -98,7 +99,7 @@ _LINE_KINDS: tuple[tuple[PasteKind, re.Pattern[str]], ...] = (
     ),
     (
         PasteKind.SHELL,
-        re.compile(
+        regex_cache.compile(
             r"^\s*(?:\$ \S|# (?:apt|yum|dnf|systemctl|cd|ls|cat)\b|"
             r"[\w.-]+@[\w.-]+(?::[^\s$#]*)?\s?[$#%] ?\S|PS [A-Z]:\\[^>]*> ?|C:\\[^>]*> ?\S|"
             r"❯ ?\S|➜ |λ |\(\.?venv[^)]*\) |(?:\w+ )?% \S|>>> |\.\.\. |In \[\d+\]: |Out\[\d+\]: |"
@@ -108,23 +109,29 @@ _LINE_KINDS: tuple[tuple[PasteKind, re.Pattern[str]], ...] = (
     ),
     (
         PasteKind.DIFF,
-        re.compile(
+        regex_cache.compile(
             r"^(?:diff --git |index [0-9a-f]{7,}|@@ [-+]\d|--- (?:a/|/dev/null)|\+\+\+ (?:b/|/dev/null)|"
             r"commit [0-9a-f]{7,40}\b|Author: .+<[^>]+>$|Date:\s{2,}\S|Merge: [0-9a-f])"
         ),
     ),
-    (PasteKind.HTML, re.compile(r"^\s*(?:<(?:!DOCTYPE|!--|/?[a-zA-Z][\w:-]*(?:\s[^<>]*)?/?>)|<\?xml)")),
-    (PasteKind.JSON, re.compile(r"""^\s*(?:[{\[]\s*$|"[^"\n]+"\s*:\s*[\[{"\d\-tfn]|[}\]],?\s*$|\{"\w+":)""")),
+    (
+        PasteKind.HTML,
+        regex_cache.compile(r"^\s*(?:<(?:!DOCTYPE|!--|/?[a-zA-Z][\w:-]*(?:\s[^<>]*)?/?>)|<\?xml)"),
+    ),
+    (
+        PasteKind.JSON,
+        regex_cache.compile(r"""^\s*(?:[{\[]\s*$|"[^"\n]+"\s*:\s*[\[{"\d\-tfn]|[}\]],?\s*$|\{"\w+":)"""),
+    ),
     (
         PasteKind.TABLE,
-        re.compile(
+        regex_cache.compile(
             r"^\s*(?:\|.*\|\s*$|[-+|: =]{6,}$|\S+(?:\t[^\t]*){2,}$|\(\d+ rows?\)$|"
             r"[^\s,]+(?:,[^\s,]*){2,}$|\S+(?: {2,}\S+){3,}|[^|\n]+(?:\s\|\s[^|\n]+){2,}$)"
         ),
     ),
     (
         PasteKind.CODE,
-        re.compile(
+        regex_cache.compile(
             r"""^\s*(?:(?:async\ )?def\ \w+\(|class\ \w+[(:\s{]|import\ [\w.{*(]|from\ [\w.]+\ import[ ]
             |(?:export\ )?(?:default\ )?(?:async\ )?function\b|(?:export\ )?(?:const|let|var)\ [\w{\[]+\s*[=:]
             |export\ (?:default|type|interface)|interface\ \w+\ ?\{|type\ \w+\ =|package\ [\w.]+;?$
@@ -140,13 +147,13 @@ _LINE_KINDS: tuple[tuple[PasteKind, re.Pattern[str]], ...] = (
 )
 # Lines that look like code only by their punctuation: an assignment, a `key: value`, a call, a
 # line ending in `{` or `;`. A sentence can look like that too ("Note: we never deploy on Fridays").
-_WEAK_CODE = re.compile(
+_WEAK_CODE = regex_cache.compile(
     r"""^\s*(?:[\w.\[\]"']+\s*(?:=|\+=|:=|->)\s*\S|[a-z_][\w.-]*:(?:\s+\S|\s*$)|-\ [\w-]+:\ |.*[{;]\s*$
     |[\w.]+\(.*\);?,?\s*$)""",
     re.VERBOSE,
 )
-_CODE_CHARS = re.compile(r"[(){}\[\];=<>`$|\\]")
-_CHAT_HEADER = re.compile(
+_CODE_CHARS = regex_cache.compile(r"[(){}\[\];=<>`$|\\]")
+_CHAT_HEADER = regex_cache.compile(
     r"^\s*(?:[A-Z][\w.'-]+(?: [A-Z][\w.'-]+){0,2}\s{1,4}(?:\d{1,2}:\d\d(?: ?[AaPp]\.?[Mm]\.?)?|"
     r"\[\d{1,2}:\d\d(?: ?[AP]M)?\]|Today at|Yesterday at)\s*$|"
     r"\[\d{1,2}:\d\d(?::\d\d)?(?: ?[AP]M)?\]\s*[\w.@ -]{1,30}:.*|"
@@ -154,7 +161,7 @@ _CHAT_HEADER = re.compile(
     r"On .{6,80} wrote:\s*|-{3,} ?(?:Original Message|Forwarded message) ?-{3,}|"
     r"(?:From|Sent|To|Cc|Subject|Date): .+|>.*)$"
 )
-_LICENCE = re.compile(
+_LICENCE = regex_cache.compile(
     r"Permission is hereby granted|THE SOFTWARE IS PROVIDED|Licensed under the Apache License|"
     r"GNU (?:LESSER |AFFERO )?GENERAL PUBLIC LICENSE|Redistribution and use in source and binary|"
     r"MERCHANTABILITY|WITHOUT WARRANTIES OR CONDITIONS|SPDX-License-Identifier|Mozilla Public License|"
@@ -164,7 +171,7 @@ _LICENCE = re.compile(
 )
 # The person talking to the agent, in the languages seen in real homes: the first person singular,
 # requests, questions and chat words. ("we" and "our" are not here: documents use them too.)
-_PERSON_VOICE = re.compile(
+_PERSON_VOICE = regex_cache.compile(
     r"(?:\b(?:I|I'm|I've|I'd|I'll|i|im|ive|me|my|mine|can you|could you|would you|do you|pls|plz|please|"
     r"thanks|thx|lol|btw|fwiw|tbh|imo|idk|lmk|wdyt|hmm|ok|okay|yeah|yep|nope|ugh|"
     r"ich|mir|mich|mein|meine|du|dir|dich|bitte|kannst|könntest|danke|möchte|"
@@ -173,7 +180,7 @@ _PERSON_VOICE = re.compile(
     r"eu|você|voce|pode|obrigad[oa]|quero|preciso|prefiro)\b|\?|¿)",
     re.IGNORECASE,
 )
-_PASTE_INTRODUCER = re.compile(
+_PASTE_INTRODUCER = regex_cache.compile(
     r"(?:here(?:'s| is| are)|below|pasted?|pasting|copied|copy of|attached|forwarding|forwarded|"
     r"(?:sent|wrote|says|said|posted|shared|prints?|printed|gives?|shows?|spits out|outputs?|logged|"
     r"returns?|got|get|getting|see|seeing)(?: (?:me|us|this|that|the following|it|back))?|"
@@ -191,61 +198,61 @@ _DOC_NOUNS = (
     r"requirements|prd|runbook|minutes|announcement|memo|writeup|write-up|summary|feedback|complaint|"
     r"bit|part|excerpt|snippet|paragraph|passage|[A-Z][A-Z_-]{2,}\.md"
 )
-_DOC_NOUN = re.compile(rf"\b(?:{_DOC_NOUNS})\b", re.IGNORECASE)
-_INTRODUCES = re.compile(
+_DOC_NOUN = regex_cache.compile(rf"\b(?:{_DOC_NOUNS})\b", re.IGNORECASE)
+_INTRODUCES = regex_cache.compile(
     r"(?::\s*$|(?i:\b(?:below|pasted|pasting|copied|forwarded|forwarding|attached|here(?:'s| is| are)|"
     r"this is (?:from|the|our|their)|sent (?:me|us|this|over)|wrote(?: up)?|posted|left)\b)|"
     rf"(?i:\bfrom (?:the |our |their |my |his |her )?(?:[\w-]+ ){{0,2}}(?:{_DOC_NOUNS})\b)|"
     r"\bfrom (?:[A-Z][\w-]+|(?i:product|support|security|legal|finance|ops|infra|the client|a customer))\b)",
 )
 # The person pointing back at what they just pasted: "^ that's Marek's review", "the above is …".
-_POINTS_BACK = re.compile(
+_POINTS_BACK = regex_cache.compile(
     r"^\s*(?:\^|(?:that|this)(?:'s| is| was) (?!all\b|it\b|fine\b|ok\b|good\b|wrong\b|right\b)[\w' -]{0,30}"
     r"\b(?:from|what|how|the|our|their|his|her|[A-Z][\w-]*'s)\b|the above|above is|see above)",
     re.IGNORECASE,
 )
 # Verbs that say what follows was written by someone else, with or without naming it.
-_HANDED_OVER = re.compile(
+_HANDED_OVER = regex_cache.compile(
     r"\b(?:pasted|pasting|copied|copy-pasted|forwarded|forwarding|published|circulated|came in|sent over|"
     r"sent (?:me|us) (?:this|these|the following))\b",
     re.IGNORECASE,
 )
-_REFERS_BACK = re.compile(
+_REFERS_BACK = regex_cache.compile(
     r"^\s*(?:\^|see above|(?:the |that )?above\b|that's (?:the|what)|this is (?:the|what)|"
     r"thoughts\??|any ideas?\??|wdyt|what do you think|based on (?:this|that|the)|per (?:this|that|the))",
     re.IGNORECASE,
 )
 # The shape of a document somebody else wrote: headings, numbered clauses, ticket and e-mail
 # fields, a greeting and a sign-off, formal vocabulary, lines wrapped at a fixed width.
-_MD_HEADING = re.compile(r"^\s*(?:#{1,6} \S|={3,}\s*$|-{3,}\s*$|\*\*[^*\n]{2,60}\*\*:?\s*$)")
-_CLAUSE = re.compile(r"^\s*(?:§\s*)?\d+(?:\.\d+)+\.?\s+\S")
-_DOC_FIELD = re.compile(
+_MD_HEADING = regex_cache.compile(r"^\s*(?:#{1,6} \S|={3,}\s*$|-{3,}\s*$|\*\*[^*\n]{2,60}\*\*:?\s*$)")
+_CLAUSE = regex_cache.compile(r"^\s*(?:§\s*)?\d+(?:\.\d+)+\.?\s+\S")
+_DOC_FIELD = regex_cache.compile(
     r"^\s*\**(?:Priority|Assignee|Reporter|Status|Labels?|Sprint|Epic|Component|Owner|Author|Version|"
     r"Last (?:updated|reviewed|edited)|Created|Due|Severity|Story points|Attendees|Applies to|Effective|"
     r"Target release|Engineering|Product|Reviewers?|Approvers?|Date|Audience|Scope|Ticket|Fix version)\b"
     r"[^:\n]{0,20}:",
     re.IGNORECASE,
 )
-_TICKET_TITLE = re.compile(r"^\s*[A-Z][A-Z0-9]{1,9}-\d+\b[:\s]")
-_GREETING = re.compile(
+_TICKET_TITLE = regex_cache.compile(r"^\s*[A-Z][A-Z0-9]{1,9}-\d+\b[:\s]")
+_GREETING = regex_cache.compile(
     r"^\s*(?:(?i:Hi|Hello|Hey|Dear|Good (?:morning|afternoon|evening)|Hallo|Hola|Bonjour|Olá|Oi)\b"
     r"[^.!?\n]{0,40}|Team|All|Folks|Everyone|[A-Z][a-z]+(?: [A-Z][a-z]+)?),\s*$",
 )
-_SIGN_OFF = re.compile(
+_SIGN_OFF = regex_cache.compile(
     r"^\s*(?:Thanks|Thank you|Many thanks|Thanks again|Best|Best regards|Kind regards|Warm regards|Regards|"
     r"Cheers|Sincerely|Viele Grüße|Beste Grüße|Saludos|Un saludo|Cordialement|Abraços|Atenciosamente)"
     r"(?: all| everyone)?[,!.]?\s*$",
     re.IGNORECASE,
 )
-_FORMAL = re.compile(
+_FORMAL = regex_cache.compile(
     r"\b(?:shall|must|should|the system|the service|users|customers|the team|is required|are required|"
     r"will be|has been|have been|is responsible|in order to|e\.g\.|i\.e\.|etc\.|per the|pursuant|"
     r"hereby|the following|as follows|the application|the platform|stakeholders?|is not allowed|"
     r"are not allowed|may not|is defined|this (?:document|standard|page|policy|section|runbook))\b",
     re.IGNORECASE,
 )
-_LIST_ITEM = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)]|\[[ xX]\])\s+\S")
-_WORD = re.compile(r"[^\W\d_][\w'-]*")
+_LIST_ITEM = regex_cache.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)]|\[[ xX]\])\s+\S")
+_WORD = regex_cache.compile(r"[^\W\d_][\w'-]*")
 _STOPWORDS = frozenset(
     ("the", "a", "an", "to", "of", "in", "on", "for", "and", "or", "is", "are", "be", "it", "this", "that",
      "we", "you", "not", "never", "always", "use", "do", "don't", "with", "as", "at", "by", "from", "if",
@@ -255,7 +262,7 @@ _STOPWORDS = frozenset(
 # Kinds whose line starts a run that carries the lines after it (a command's output, a chat
 # message under its header, a diff's lines) until a blank line or the person speaking.
 _CARRIES = frozenset({PasteKind.SHELL, PasteKind.CHAT, PasteKind.DIFF})
-_DIFF_LINE = re.compile(r"^(?:[+\- \\]|$)")
+_DIFF_LINE = regex_cache.compile(r"^(?:[+\- \\]|$)")
 _MIN_DOCUMENT_CHARS = 200
 
 
@@ -475,7 +482,7 @@ class _Paragraph:
 
 
 # "As a finance user, I can …": the formula of a user story, not the person speaking.
-_USER_STORY = re.compile(
+_USER_STORY = regex_cache.compile(
     r"^\s*(?:[-*]|\d+[.)])?\s*As an? [\w -]{2,40}, I (?:can|want|need|should|must|am able)\b"
 )
 

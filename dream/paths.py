@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -190,6 +191,14 @@ class Paths:
     def daemon_log(self) -> Path:
         """Where the user service sends the daemon's output."""
         return self.state_dir / "daemon.log"
+
+    @property
+    def regex_cache_file(self) -> Path:
+        """The compiled rule patterns (`regex_cache.py`): one file per interpreter build."""
+        import zlib
+
+        build = zlib.crc32(sys.version.encode())
+        return self.state_dir / f"regex-cache-{sys.implementation.cache_tag}-{build:08x}.bin"
 
     def session_folders(self, project_folder: Path) -> tuple[Path, Path]:
         """Where a project folder's transcripts are: the folder, and `sessions/` (older docs)."""

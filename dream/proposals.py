@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from dream import defaults
+from dream import defaults, regex_cache
 from dream.actions import Action
 from dream.candidates import entry_id
 from dream.contradiction import contradiction, departure
@@ -83,7 +83,7 @@ class Proposals:
     refusals: list[Refusal]
 
 
-_LEAD_IN = re.compile(
+_LEAD_IN = regex_cache.compile(
     r"^(?:(?:no|nope|nah|ok|okay|yes|yeah|right|well|oh|ugh|hey|hmm|sorry|again)\s*[,:!.;—–-]+\s*"
     r"|(?:actually|btw|fyi|also|so|and|but|please|pls|heads up|for the record|just so you know|"
     r"remember that|note that|keep in mind that|for future reference|as i said)\b\s*[,:!—–-]*\s*)+",
@@ -111,7 +111,7 @@ def entry_date(entry: Entry) -> str:
     return entry.updated or entry.date or ""
 
 
-_SOURCE_MSG = re.compile(r"\bmsg ([0-9a-f-]{8})")
+_SOURCE_MSG = regex_cache.compile(r"\bmsg ([0-9a-f-]{8})")
 
 
 def _when(item: Entry | Proposal, said_at: dict[str, str]) -> str:

@@ -59,6 +59,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
+from dream import regex_cache
 from dream.lazy_pattern import LazyPattern
 from dream.needles import NeedleScan
 
@@ -150,7 +151,9 @@ def _url_password_ok(m: re.Match[str]) -> bool:
     return not _is_placeholder(m.group("v"))
 
 
-_AUTH_SCHEMES = re.compile(r"bearer|basic|token|bot|digest|apikey|api-key|key|negotiate|ntlm|hmac|ssws", re.I)
+_AUTH_SCHEMES = regex_cache.compile(
+    r"bearer|basic|token|bot|digest|apikey|api-key|key|negotiate|ntlm|hmac|ssws", re.I
+)
 
 
 def _authorization_ok(m: re.Match[str]) -> bool:
@@ -314,7 +317,7 @@ _CODE_WORDS_ASCII = (
     "otp", "alarmcode", "turcode",
 )  # fmt: skip
 _CODE_WORDS_UNICODE = ("код", "コード", "暗証番号", "pinは", "código", "türcode", "kód", "κωδικός")
-_NOT_A_SECRET_CODE = re.compile(
+_NOT_A_SECRET_CODE = regex_cache.compile(
     r"(?i)\b(?:error|exit|status|http|response|return|zip|postal|post|area|country|line|promo|discount|"
     r"coupon|source|sample|example|qr|bar|color|colour|unicode|ascii|char|key ?code|region|language|iso|gpio|"
     r"led|data|analog|digital|pwm|sensor|claude)\b"
@@ -1802,7 +1805,7 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
 # --------------------------------------------------------------------------------------------------------
 # Assignments: `password=…`, `"token": "…"`, `--api-key …`.
 
-_KEY = re.compile(
+_KEY = regex_cache.compile(
     # A key right after `-` ends a flag (`--db-password`); only a flag takes its value after a space.
     r"(?:(?<=-)(?P<flag>))?"
     r"(?P<kw>pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|(?<=_)auth)"
@@ -1814,18 +1817,18 @@ _KEY = re.compile(
 )
 _KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 # What may precede a key at the start of a line in a config position (shell, Dockerfile, .env).
-_CONFIG_PREFIX = re.compile(
+_CONFIG_PREFIX = regex_cache.compile(
     r"(?:(?:export|set|setx|ENV|ARG|declare(?:[ \t]+-x)?|local|readonly)[ \t]+"
     r"|[A-Za-z_][A-Za-z0-9_]*=\S*[ \t]+)*"  # other variables set for the same command: `A=1 PGPASSWORD=x`
 )
 _MAX_KEY = 128  # how far to look back for a key's start or its line's start
 _MAX_VALUE = 1024  # longest value an assignment may have
 # The inside of a string: escapes skipped, stopping at the closing quote or the end of the line.
-_QUOTED = {q: re.compile(rf"(?:[^{q}\\\n]|\\.){{0,{_MAX_VALUE + 1}}}") for q in "\"'`"}
-_ESCAPED_QUOTED = {q: re.compile(rf"(?:[^\\\n]|\\[^{q}\n]){{0,{_MAX_VALUE + 1}}}") for q in "\"'"}
+_QUOTED = {q: regex_cache.compile(rf"(?:[^{q}\\\n]|\\.){{0,{_MAX_VALUE + 1}}}") for q in "\"'`"}
+_ESCAPED_QUOTED = {q: regex_cache.compile(rf"(?:[^\\\n]|\\[^{q}\n]){{0,{_MAX_VALUE + 1}}}") for q in "\"'"}
 # Unquoted values end at whitespace, quotes, separators and closing brackets, and at an escape sequence
 # (`\n`, `\"`) of text that sits inside a JSON string: `"DB_PASSWORD=hunter2x\nAPI_URL=https://…"`.
-_UNQUOTED = re.compile(rf"(?:[^ \t\r\n\"'`,;)\]}}<>\\]|\\(?![nrt\"'\\])){{0,{_MAX_VALUE + 1}}}")
+_UNQUOTED = regex_cache.compile(rf"(?:[^ \t\r\n\"'`,;)\]}}<>\\]|\\(?![nrt\"'\\])){{0,{_MAX_VALUE + 1}}}")
 _STOPWORDS = frozenset(
     re.findall(
         r"\S+",
@@ -1837,21 +1840,21 @@ _STOPWORDS = frozenset(
         """,
     )
 )
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = regex_cache.compile(
     r"<[^<>]*>|<\|[^|]*\|>|\[[^\[\]]*\]|\{[^{}]*\}|\(\S*\)"  # <token>, <|endoftext|>, [MASK], {x}
     r"|\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%|%s"  # $VAR, %VAR%, %s
     r"|[*xX.#?•_-]+"  # ****, xxxx
     r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+"  # an environment variable's name (upper case only)
 )
 _TEMPLATE_MARKS = ("${", "{{", "$(", "%(", "...", "…")  # ${VAR}, {{ x }}, $(cmd), %(name)s, elided
-_DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$]*)+")
-_ESCAPES = re.compile(r"\\[nrt]")
-_DOTTED_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)+")
+_DOTTED = regex_cache.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$]*)+")
+_ESCAPES = regex_cache.compile(r"\\[nrt]")
+_DOTTED_NUMBER = regex_cache.compile(r"[0-9]+(?:\.[0-9]+)+")
 _PUNCTUATION = ".,:;!?()\"'`"
-_GENERIC_TYPE = re.compile(r"[A-Za-z_][\w:]*<")  # Option<String>, std::vector<int>
-_WORD = re.compile(r"[A-Za-z_]+")
-_DEFAULTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=[^=]")
-_CAMEL = re.compile(r"[A-Za-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+|[a-z]+_[a-z_]+")  # identifiers in code
+_GENERIC_TYPE = regex_cache.compile(r"[A-Za-z_][\w:]*<")  # Option<String>, std::vector<int>
+_WORD = regex_cache.compile(r"[A-Za-z_]+")
+_DEFAULTED = regex_cache.compile(r"[A-Za-z_][A-Za-z0-9_]*=[^=]")
+_CAMEL = regex_cache.compile(r"[A-Za-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+|[a-z]+_[a-z_]+")  # identifiers in code
 
 
 def _is_placeholder(v: str) -> bool:
@@ -1880,7 +1883,7 @@ def _looks_like_code(v: str) -> bool:
 
 # `meadow.WILLOW336`: a dotted value whose part ends in three digits is a password made of words,
 # not an attribute chain (`self.password`, `settings.SECRET_KEY`, `process.env.DB_PASSWORD`).
-_WORDS_AND_DIGITS = re.compile(r"(?:^|\.)[A-Za-z]+[0-9]{3,}(?:\.|$)")
+_WORDS_AND_DIGITS = regex_cache.compile(r"(?:^|\.)[A-Za-z]+[0-9]{3,}(?:\.|$)")
 
 
 _KEYWORD_KINDS = {
@@ -2134,7 +2137,9 @@ ALL_KINDS: frozenset[str] = frozenset(
         "credential",
     }
 )
-_MARKER = re.compile(re.escape(REDACTION_MARKER_PREFIX) + "(?:" + "|".join(sorted(ALL_KINDS)) + r")\]")
+_MARKER = regex_cache.compile(
+    re.escape(REDACTION_MARKER_PREFIX) + "(?:" + "|".join(sorted(ALL_KINDS)) + r")\]"
+)
 _MARKER_NEEDLE = REDACTION_MARKER_PREFIX.encode()
 
 
@@ -2246,17 +2251,17 @@ def _scan_unicode(text: str, priority: int) -> Iterator[_Candidate]:
 _CREDENTIAL_WORDS = (b"key", b"token", b"secret", b"password", b"passphrase", b" pw", b"login", b"credential",
                      b"auth", b"pin ", b"certificate", b"creds", b" pass ", b" pat:", b" pat ")  # fmt: skip
 _STRONG_WORDS = (b"password", b"passphrase", b"login", b" pw", b" pass ")
-_CONTEXT_VALUE = re.compile(
+_CONTEXT_VALUE = regex_cache.compile(
     r"(?<![A-Za-z0-9+/=_.~!@#$%^&*:-])[A-Za-z0-9_][A-Za-z0-9+/=_.~!@#$%^&*:-]{11,255}"
 )
 # Right after a password word (`password B4s1l13-`, `pass: x7Kp2m9q`): a shorter value counts too.
-_NEAR_VALUE = re.compile(
+_NEAR_VALUE = regex_cache.compile(
     r"[ \t:=\"'`]{1,3}([A-Za-z0-9_][A-Za-z0-9+/=_.~!@#$%^&*:-]{7,10})(?![A-Za-z0-9+/=_.~!@#$%^&*:-])"
 )
-_FILE_END = re.compile(r"\.[A-Za-z]{1,5}$")
-_EMAIL_OR_HOST = re.compile(r"[^@\s]*@[A-Za-z0-9-]+\.[A-Za-z]{2,}\S*")
-_LINE_END = re.compile(r"\n")
-_CLAUSE_END = re.compile(r"[.;!?](?:\s|$)|\n")
+_FILE_END = regex_cache.compile(r"\.[A-Za-z]{1,5}$")
+_EMAIL_OR_HOST = regex_cache.compile(r"[^@\s]*@[A-Za-z0-9-]+\.[A-Za-z]{2,}\S*")
+_LINE_END = regex_cache.compile(r"\n")
+_CLAUSE_END = regex_cache.compile(r"[.;!?](?:\s|$)|\n")
 
 
 def _entropy(value: str) -> float:
@@ -2268,7 +2273,7 @@ def _entropy(value: str) -> float:
     return -sum(n / len(value) * log2(n / len(value)) for n in counts.values())
 
 
-_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_UUID = regex_cache.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
 def _byte_array_key(m: re.Match[str]) -> bool:
@@ -2363,12 +2368,14 @@ def _scan_credential_context(text: str, folded: bytes) -> Iterator[_Candidate]:
 # groups (`4111 1111 1111 1111`, `3782-822463-10005`) or named as a card. An IBAN: its mod-97 check.
 # The look-ahead wants thirteen digits before anything else is tried: a date (2026-11-01), of which
 # a memory holds thousands, is turned away at its first character.
-_CARD = re.compile(
+_CARD = regex_cache.compile(
     r"(?<![0-9.,/-])(?=(?:[0-9][ -]?){12}[0-9])[2-6][0-9]{3}(?:[ -]?[0-9]{2,6}){2,4}(?![0-9]|[.,/-][0-9])"
 )
-_DATE_LEAD = re.compile(r"(?:19|20)[0-9]{2}-[01][0-9]-[0-3][0-9](?![0-9])")
-_CARD_WORDS = re.compile(r"card|visa|master|amex|credit|debit|\bcc\b|cvv|payment|\bpan\b", re.I)
-_IBAN = re.compile(r"(?<![A-Z0-9])[A-Z]{2}[0-9]{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?(?![A-Z0-9])")
+_DATE_LEAD = regex_cache.compile(r"(?:19|20)[0-9]{2}-[01][0-9]-[0-3][0-9](?![0-9])")
+_CARD_WORDS = regex_cache.compile(r"card|visa|master|amex|credit|debit|\bcc\b|cvv|payment|\bpan\b", re.I)
+_IBAN = regex_cache.compile(
+    r"(?<![A-Z0-9])[A-Z]{2}[0-9]{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?(?![A-Z0-9])"
+)
 
 
 def _luhn(digits: str) -> bool:

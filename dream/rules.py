@@ -17,21 +17,23 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from dream import defaults
+from dream import defaults, regex_cache
 from dream.sentences import QUOTE_PLACEHOLDER, prose_lines
 from dream.statement import KEY_TERM as _KEY
 from dream.statement import STOPWORDS, content_terms, is_complaint, is_key_term, key_terms
 
 # As `sentences`' quoted spans, except after "=": in precision='bf16-mixed' the quote is a value the
 # person set, and the model should read it.
-_INLINE_QUOTE = re.compile(r"\"[^\"\n]{3,}\"|“[^”\n]{3,}”|(?<![\w=])'[^'\n]{6,}'(?![\w])|«[^»\n]{3,}»")
+_INLINE_QUOTE = regex_cache.compile(
+    r"\"[^\"\n]{3,}\"|“[^”\n]{3,}”|(?<![\w=])'[^'\n]{6,}'(?![\w])|«[^»\n]{3,}»"
+)
 # A sentence ends at . ! ? followed by space; a clause at a spaced dash or a semicolon.
-_BOUNDARY = re.compile(
+_BOUNDARY = regex_cache.compile(
     r"(?<=[.!?。！？])\s+|(?<=[。！？])|\s*[\U0001f300-\U0001faff\u2600-\u27bf]+\ufe0f?\s+|(\s+[—–]\s+|;\s+)"
 )
 
 # Reads only with what came before it: a pronoun or a pointer back, or a bare adverbial.
-_DEPENDENT = re.compile(
+_DEPENDENT = regex_cache.compile(
     r"^(?:it|its|it's|they|them|that's|thats|there|same|so|which|then|both|otherwise|also that|"
     r"only (?:the|that|this)|isso|isto|esse|essa|vale|só o|so o|das|dies|ça|eso|"
     # "this" / "that" as a pointer ("That applies everywhere"), not as "this repo uses uv"
@@ -40,8 +42,8 @@ _DEPENDENT = re.compile(
     re.IGNORECASE,
 )
 # Pronouns inside a short rule that point at something named elsewhere in the message.
-_POINTER = re.compile(r"\b(?:them|it|there|that one|those|these|this one)\b", re.IGNORECASE)
-_REASON = re.compile(
+_POINTER = regex_cache.compile(r"\b(?:them|it|there|that one|those|these|this one)\b", re.IGNORECASE)
+_REASON = regex_cache.compile(
     r"^(?:because|since|as otherwise|otherwise|so that|so the|so it|bc|cuz|'cause|porque|pois|weil|"
     r"car|parce que)\b|\b(?:gave us|bit(?:ten)? us|has bitten|caused|breaks|broke|leaks?)\b|"
     # "CI fails on both", "the build rejects it otherwise": what happens if the rule is broken
@@ -50,24 +52,24 @@ _REASON = re.compile(
     re.IGNORECASE,
 )
 # Continues the rule before it: "no UPDATE, no DELETE, ever", "stick to polars", "incl. CI".
-_ELABORATION = re.compile(
+_ELABORATION = regex_cache.compile(
     r"^(?:no|not|never|nor|only|always|and|or|nothing|none|incl|including|e\.g|i\.e|stick to|"
     r"use|prefer|instead|rather|even|especially|same for|also for|applies to|that applies)\b",
     re.IGNORECASE,
 )
-_REQUEST = re.compile(
+_REQUEST = regex_cache.compile(
     r"^(?:can|could|would|will) (?:you|u)\b|^(?:fix|add|run|create|make|write|rename|remove|delete|"
     r"check|look|try|revert|show|open|explain|update|port|convert|send|paste|let me|give me)\b",
     re.IGNORECASE,
 )
 
-_LIST_ITEM = re.compile(r"^\s*(?:\d{1,2}[.)]|[-*•](?!-))\s+")
-_BULLET = re.compile(r"^(?:[-*•]+\s+|[-*•]+$|-(?=[^-\w]))")
-_EMOJI = re.compile(
+_LIST_ITEM = regex_cache.compile(r"^\s*(?:\d{1,2}[.)]|[-*•](?!-))\s+")
+_BULLET = regex_cache.compile(r"^(?:[-*•]+\s+|[-*•]+$|-(?=[^-\w]))")
+_EMOJI = regex_cache.compile(
     "[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\ufe0f\u200d]+|"
     r"(?<!\w)(?::\)|:\(|:D|;\)|:P|xD|\^\^)(?!\w)"
 )
-_LAUGH = re.compile(r"\s*\b(?:lol+|lmao+|rofl|haha+|hehe+|kkk+|jaja+|xd)\b[.!]*", re.IGNORECASE)
+_LAUGH = regex_cache.compile(r"\s*\b(?:lol+|lmao+|rofl|haha+|hehe+|kkk+|jaja+|xd)\b[.!]*", re.IGNORECASE)
 # Interjections that open a message: filler only when punctuation follows ("no, …", "ok so …"),
 # since "no UPDATE, no DELETE" and "first run the linter" carry content.
 _INTERJECTION = (
@@ -88,7 +90,7 @@ _DISCOURSE = (
     r"pls|please|plz|one thing for the future|one more thing|for the record|just so you know|"
     r"heads up|note(?! that)|ah e|e tipo"
 )
-_FILLER_LEAD = re.compile(
+_FILLER_LEAD = regex_cache.compile(
     rf"^(?:(?:{_INTERJECTION})\s*[,:!.;—–-]+\s*|(?:{_DISCOURSE})\s+"
     r"|(?:remember that|note that|keep in mind that|for future reference|as i said|as i told you|"
     r"just a reminder|reminder that|i think|i guess|i mean|to be clear|for context|"
@@ -100,7 +102,7 @@ _FILLER_LEAD = re.compile(
 # News announced before it is said: "Deployment news:", "A bit of news first:", "Heads-up from
 # ops:", "Change of plan on email, I'm afraid:", "Noticia:". The news is the rule; the
 # announcement is not.
-_NEWS_LEAD = re.compile(
+_NEWS_LEAD = regex_cache.compile(
     r"^(?:(?:a bit of|some|big|small|quick|good|bad|important|deployment|infra|infrastructure|ops|"
     r"petite|petit|grosse|gros|grande|pequeña|pequeno|kleine|"
     r"team|release|tooling|process|a|an|the|one|more|latest|another)\s+)*"
@@ -109,9 +111,9 @@ _NEWS_LEAD = re.compile(
     r"(?:\s+(?:first|from \w+|on \w+|again|for you))?(?:,? i'?m afraid)?\s*[:!—–]+\s*",
     re.IGNORECASE,
 )
-_ONLY_FILLER = re.compile(rf"(?:(?:{_INTERJECTION}|{_DISCOURSE})\W*)+", re.IGNORECASE)
-_POLITE = re.compile(r"\b(?:please|pls|plz|kindly)\b\s*,?\s*", re.IGNORECASE)
-_TRAILING_FILLER = re.compile(
+_ONLY_FILLER = regex_cache.compile(rf"(?:(?:{_INTERJECTION}|{_DISCOURSE})\W*)+", re.IGNORECASE)
+_POLITE = regex_cache.compile(r"\b(?:please|pls|plz|kindly)\b\s*,?\s*", re.IGNORECASE)
+_TRAILING_FILLER = regex_cache.compile(
     r"[\s,]*(?:\b(?:ok|okay|thanks|thank you|thx|pls|please|lol|haha|right|yeah|ok\?|got it\??|"
     r"k|kk|já falei isso antes|i already told you|like i said)\b[\s.!?]*)+$"
     # "…, i said this the other day", "… as I told you before": the reminder, not the rule
@@ -122,30 +124,36 @@ _TRAILING_FILLER = re.compile(
 # The person's voice turned into a rule. Each pattern sees the piece after filler is gone.
 _VOICE: tuple[tuple[re.Pattern[str], str], ...] = (
     (
-        re.compile(
+        regex_cache.compile(
             r"^i(?:'d| would) (?:rather|prefer) (?:that )?(?:you )?(?:didn't|did not|not|don't|dont)\s+", re.I
         ),
         "Don't ",
     ),
-    (re.compile(r"^i(?:'d| would) (?:rather|prefer) (?:that )?(?:you )?(?:use|used)\s+", re.I), "Use "),
-    (re.compile(r"^i (?:don't|do not|dont) want (?:you )?to\s+", re.I), "Don't "),
-    (re.compile(r"^i (?:don't|do not|dont) want\s+", re.I), "No "),
-    (re.compile(r"^i(?:'d| would) like (?:you )?to\s+", re.I), ""),
-    (re.compile(r"^i (?:want|need) (?:you )?to\s+(?=always|never|use|keep)", re.I), ""),
     (
-        re.compile(
+        regex_cache.compile(r"^i(?:'d| would) (?:rather|prefer) (?:that )?(?:you )?(?:use|used)\s+", re.I),
+        "Use ",
+    ),
+    (regex_cache.compile(r"^i (?:don't|do not|dont) want (?:you )?to\s+", re.I), "Don't "),
+    (regex_cache.compile(r"^i (?:don't|do not|dont) want\s+", re.I), "No "),
+    (regex_cache.compile(r"^i(?:'d| would) like (?:you )?to\s+", re.I), ""),
+    (regex_cache.compile(r"^i (?:want|need) (?:you )?to\s+(?=always|never|use|keep)", re.I), ""),
+    (
+        regex_cache.compile(
             r"^(?:you should|you must|you need to|you have to|you'?ll need to|make sure you)\s+", re.I
         ),
         "",
     ),
-    (re.compile(r"^(?:can|could|would) (?:you|u) (?:please |pls )?(?:always|never)\s+", re.I), "Always "),
-    (re.compile(r"^(?:let's|lets) (?:always|never)\s+", re.I), "Always "),
-    (re.compile(r"^(?:don't|dont|do not) ever\s+", re.I), "Never "),
-    (re.compile(r"^i (?:prefer|like)\s+(?!to\b|it\b|that\b|when\b|if\b)", re.I), "Prefer "),
-    (re.compile(r"^dont\b", re.I), "Don't"),
-    (re.compile(r"^(?:we|i) (?:dont|don't)\b", re.I), "We don't"),
+    (
+        regex_cache.compile(r"^(?:can|could|would) (?:you|u) (?:please |pls )?(?:always|never)\s+", re.I),
+        "Always ",
+    ),
+    (regex_cache.compile(r"^(?:let's|lets) (?:always|never)\s+", re.I), "Always "),
+    (regex_cache.compile(r"^(?:don't|dont|do not) ever\s+", re.I), "Never "),
+    (regex_cache.compile(r"^i (?:prefer|like)\s+(?!to\b|it\b|that\b|when\b|if\b)", re.I), "Prefer "),
+    (regex_cache.compile(r"^dont\b", re.I), "Don't"),
+    (regex_cache.compile(r"^(?:we|i) (?:dont|don't)\b", re.I), "We don't"),
 )
-_QUESTION_START = re.compile(
+_QUESTION_START = regex_cache.compile(
     r"^(?:what|why|how|where|when|which|who|is|are|was|were|do(?! not\b)|does|did|can|could|would|"
     r"should|shall|will|have|has|any idea|or is|or should|is it)\b",
     re.IGNORECASE,
@@ -220,7 +228,7 @@ def split_pieces(text: str) -> list[Piece]:
 # A colon after a whole sentence opens another: "Now write a test for it, and write it in Pest:
 # all new tests are Pest". After a label ("Logging: we're on tracing now", "exit codes pls: 0 =
 # matched") the two halves are one statement.
-_COLON = re.compile(r":\s+")
+_COLON = regex_cache.compile(r":\s+")
 _COLON_HEAD_MIN_WORDS = 5
 _COLON_TAIL_MIN_WORDS = 4
 
@@ -331,7 +339,7 @@ def group_pieces(pieces: list[Piece], is_rule: list[bool]) -> list[tuple[int, ..
 
 # What says nothing to the model: the words it keeps (politeness, "thanks", "fyi", "remember")
 # carry whether a rule follows, so only noise goes before it reads a piece.
-_NOISE_LEAD = re.compile(
+_NOISE_LEAD = regex_cache.compile(
     r"^(?:(?:tbh|fwiw|imo|imho|honestly|basically|oh and|ok so|hi+|hey|hello|yo|um+|uh+|hmm+)\b"
     r"[\s,:!.;—–-]*)+",
     re.IGNORECASE,
@@ -363,38 +371,38 @@ def tidy(text: str) -> str:
 
 
 # "We're switching from Celery to Dramatiq for all jobs" → "Use Dramatiq, not Celery, for all jobs".
-_SWITCH = re.compile(
+_SWITCH = regex_cache.compile(
     r"^(?:we(?:'re| are)|we(?:'ve| have)?|i(?:'ve| have)?|the team(?: is| has)?|the project(?: is| has)?) "
     r"(?:now )?(?:switch(?:ing|ed)?|mov(?:ing|ed)|migrat(?:ing|ed)) (?:over )?from "
     r"(?P<old>[\w.@/+#-]+(?: [\w.@/+#-]+){0,2}?) to (?P<new>[\w.@/+#-]+(?: [\w.@/+#-]+){0,2}?)"
     r"(?P<rest>(?: (?:for|in|on|across|at|everywhere|as)\b| ?[,.;]|$).*)$",
     re.IGNORECASE,
 )
-_LEADING_FOREVER = re.compile(
+_LEADING_FOREVER = regex_cache.compile(
     r"^(?:from now on|going forward|from here on(?: out)?|from today on|in future|in the future)\s*,?\s*",
     re.IGNORECASE,
 )
-_DECIDED_ON = re.compile(r"^on (\d{4}-\d\d-\d\d),? (?=(?:we|i|the team)\b)", re.IGNORECASE)
-_VOICE_DECIDED = re.compile(
+_DECIDED_ON = regex_cache.compile(r"^on (\d{4}-\d\d-\d\d),? (?=(?:we|i|the team)\b)", re.IGNORECASE)
+_VOICE_DECIDED = regex_cache.compile(
     r"^(?P<when>(?:yesterday|today|this morning|earlier today|last week|on (?:monday|tuesday|wednesday|"
     r"thursday|friday))\s*,?\s+)?(?:we(?:'ve| have)?|i(?:'ve| have)?|the team(?: has)?) (?:decided|agreed) "
     r"(?:that |to |on )?",
     re.IGNORECASE,
 )
-_TRAILING_FOREVER = re.compile(
+_TRAILING_FOREVER = regex_cache.compile(
     r"[,;]?\s*\b(?:from now on|going forward|from here on(?: out)?|from today on|for the future)\s*$",
     re.IGNORECASE,
 )
 
 
-_STANDING_REQUEST = re.compile(
+_STANDING_REQUEST = regex_cache.compile(
     r"^(?P<cond>(?:before|after|when(?:ever)?|every ?time|each time)\b[^,?]{2,40}?)?,?\s*"
     r"(?:can|could|would|will) (?:you|u)(?: please| pls)?(?P<mind> mind)?,?\s*"
     r"(?P<when>(?:in (?:the )?future|from now on|going forward|always)\b,?\s*)?"
     r"(?P<act>[^?]{3,}?)\s*\?$",
     re.IGNORECASE,
 )
-_DURABLE_WORD = re.compile(
+_DURABLE_WORD = regex_cache.compile(
     r"\b(?:always|every ?time|whenever|each time|from now on|in (?:the )?future|going forward)\b", re.I
 )
 
@@ -531,7 +539,7 @@ def _shorten(text: str) -> str:
     return text
 
 
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_CJK = regex_cache.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
 def _word_count(text: str) -> int:
@@ -551,18 +559,20 @@ def stands_alone(text: str, asked: bool = False) -> bool:
 
 
 # The agent's question offering a choice: "Should I use Mockito or MockK for the ViewModel tests?"
-_CHOICE = re.compile(
+_CHOICE = regex_cache.compile(
     r"\b(?:use|go with|pick|choose|add|write|prefer)\s+(?P<a>[\w.@/+#-]*\w)\s+or\s+(?P<b>[\w.@/+#-]*\w)"
     r"(?P<scope>\s+(?:for|in|on)\s+[^?]{1,60})?\?",
     re.IGNORECASE,
 )
 # The agent's offer to do something: "For errors, should I use errors.Wrap like internal/legacy does?"
-_OFFER = re.compile(
+_OFFER = regex_cache.compile(
     r"\b(?:should i|shall i|do you want me to|want me to|would you like me to|i could)\s+"
     r"(?P<act>[^?]{3,90})\?",
     re.IGNORECASE,
 )
-_REFUSAL = re.compile(r"^(?:no|nope|nah|não|nao|nein|non|don't|dont|please don't|pls dont)\b", re.IGNORECASE)
+_REFUSAL = regex_cache.compile(
+    r"^(?:no|nope|nah|não|nao|nein|non|don't|dont|please don't|pls dont)\b", re.IGNORECASE
+)
 
 
 _NEGATED_NAME = r"\b(?:never|not|no|nunca|não|nao|nie|jamais)\s+(?:\w+\s+)?{}(?![\w-])"
@@ -625,7 +635,7 @@ def answer_rule(pieces: list[Piece], agent_before: str) -> Rule | None:
 # Reads only as the tail of the rule before it: "every single one.", "every subcommand, not just
 # tail", "every time u add or change a schema", "Added/Changed/Fixed, newest on top" after the
 # format it lists. Short, and opening with a quantifier or a bare "not just" / "both".
-_TAIL = re.compile(
+_TAIL = regex_cache.compile(
     r"^(?:every|each|whenever|both|same|not just|not only|incl|including|even|especially|all of them|"
     r"any time|anytime|cada|toda|todo|todos|todas|siempre que|sempre que|jedes|jede)\b",
     re.IGNORECASE,
@@ -644,7 +654,7 @@ def is_tail(text: str) -> bool:
 # complaint about what the agent just did ("U forgot the story again"), with nothing in the words
 # that makes it hold beyond the task. "Use", "keep", "run" and "prefer" state rules as often as
 # tasks and are not here; "always", "never", "every", "don't", "only" make any of these a rule.
-_TASK_VERB = re.compile(
+_TASK_VERB = regex_cache.compile(
     r"^(?:update|delete|remove|swap|change|open|fix|wire|rename|move|"
     r"create|add|implement|refactor|rewrite|revert|undo|bump|merge|push|deploy|ship|build|finish|"
     r"clean up|rip out|drop|replace|look at|check|investigate|debug|test|try|make|write|put|set up|"
@@ -652,15 +662,15 @@ _TASK_VERB = re.compile(
     r"ändere|lösche|mach|füge|prüfe|corrige|supprime|ajoute|modifie)\b",
     re.IGNORECASE,
 )
-_TASK_LEAD = re.compile(
+_TASK_LEAD = regex_cache.compile(
     r"^(?:(?:also|and|but|so|then|now|next|first|ok|oh|btw|e|y|und|et)\W+)+", re.IGNORECASE
 )
-_COMPLAINT_START = re.compile(
+_COMPLAINT_START = regex_cache.compile(
     r"^(?:(?:you|u|vc|você)\s+(?:forgot|missed|broke|did|used|put|added|left|skipped|ignored|again)|"
     r"(?:otra vez|de novo|again|still)\b|i noticed\b|looks like (?:you|u)\b|why (?:did|is|are)\b)",
     re.IGNORECASE,
 )
-_STANDING = re.compile(
+_STANDING = regex_cache.compile(
     r"\b(?:always|never|every|each|whenever|any time|from now on|going forward|in future|in the future|"
     r"don't|dont|do not|only|must|should|no more|not|nor|instead|rather|by default|as a rule|"
     r"siempre|nunca|nada de|sempre|nenhum|jamais|toujours|immer|nie|niemals|todos|todas|todo|cada)\b",
@@ -669,7 +679,7 @@ _STANDING = re.compile(
 
 
 # Opens the task of the day whatever follows: "Today's job is vaccination reminders: every night, …".
-_TASK_OPENER = re.compile(
+_TASK_OPENER = regex_cache.compile(
     r"^(?:today'?s (?:job|task|ticket|work)|the (?:job|task) (?:today|for today|now)|"
     r"next (?:up|task|job|thing|step)\b|"
     r"(?:the )?first task|(?:for )?this (?:ticket|task)\b|today (?:we|i) (?:need|want|have)|"
@@ -756,7 +766,7 @@ def _leads(pieces: list[Piece], index: int) -> bool:
 
 
 # "uses that trait", "this helper", "the same macro": a kind of thing named just before.
-_THAT_KIND = re.compile(
+_THAT_KIND = regex_cache.compile(
     r"\b(?:that|this|the same|those|these) (trait|traits|tool|library|lib|package|crate|gem|module|class|"
     r"helper|function|macro|command|script|flag|setting|option|wrapper|hook|mixin|decorator|util|utility|"
     r"component|service|table|file|endpoint|image|plugin|extension|action|workflow|job|task|fixture)\b",

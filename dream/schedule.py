@@ -17,14 +17,13 @@ reads and writes that state and dispatches the runs. Standard library only.
 from __future__ import annotations
 
 import enum
-import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta, timezone, tzinfo
 from typing import Any
 
-from dream import defaults
+from dream import defaults, regex_cache
 
-_AT = re.compile(r"([01]?\d|2[0-3]):([0-5]\d)")
+_AT = regex_cache.compile(r"([01]?\d|2[0-3]):([0-5]\d)")
 
 
 class RunTrigger(str, enum.Enum):

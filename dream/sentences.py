@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 
-_FENCE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.DOTALL)
-_LOG_LINE = re.compile(
+from dream import regex_cache
+
+_FENCE = regex_cache.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.DOTALL)
+_LOG_LINE = regex_cache.compile(
     r"""^\s*(?:
         at\s+[\w$.<>]+\s*\( | File\s+"[^"]+",\s+line\s+\d+ | Traceback\b | \w*(?:Error|Exception)\b[:\s]
       | (?:ERROR|WARN(?:ING)?|INFO|DEBUG|TRACE|FATAL|CRITICAL)\b | \[\s*(?:\d|ERROR|WARN|INFO|DEBUG)
@@ -22,11 +24,13 @@ _LOG_LINE = re.compile(
     )""",
     re.VERBOSE,
 )
-_QUOTE_LINE = re.compile(r"^\s*>")
-_INDENTED_CODE = re.compile(r"^(?: {4}|\t)\S")
-_INLINE_QUOTE = re.compile(r"\"[^\"\n]{3,}\"|“[^”\n]{3,}”|(?<![\w])'[^'\n]{6,}'(?![\w])|«[^»\n]{3,}»")
-_INLINE_CODE = re.compile(r"`[^`\n]+`")
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])|\n+|\s+[—–]\s+|;\s+")
+_QUOTE_LINE = regex_cache.compile(r"^\s*>")
+_INDENTED_CODE = regex_cache.compile(r"^(?: {4}|\t)\S")
+_INLINE_QUOTE = regex_cache.compile(
+    r"\"[^\"\n]{3,}\"|“[^”\n]{3,}”|(?<![\w])'[^'\n]{6,}'(?![\w])|«[^»\n]{3,}»"
+)
+_INLINE_CODE = regex_cache.compile(r"`[^`\n]+`")
+_SENTENCE_END = regex_cache.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])|\n+|\s+[—–]\s+|;\s+")
 QUOTE_PLACEHOLDER = "«quote»"
 
 

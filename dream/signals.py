@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from dream import defaults
+from dream import defaults, regex_cache
 from dream.transcripts import UserMessage
 
 # The model, the cue regexes and the redaction patterns are imported where they are used: a
@@ -37,15 +37,15 @@ _FOR_A_WHILE = (
     r"\bfor now\b|\btemporar|\buntil\b|\bfor the (?:moment|time being)\b|"
     r"\bthis (?:week|sprint|month|quarter)\b"
 )
-FOR_A_WHILE = re.compile(_FOR_A_WHILE, re.IGNORECASE)
+FOR_A_WHILE = regex_cache.compile(_FOR_A_WHILE, re.IGNORECASE)
 # ... and the words that say a rule may soon change besides: "currently", "still", "not yet".
-_VOLATILE = re.compile(
+_VOLATILE = regex_cache.compile(
     _FOR_A_WHILE + r"|\bcurrently\b|\bat the moment\b|\bright now\b|\bstill\b|\bnot yet\b|"
     # "today" dates the news ("the new board came today"); only "for today" limits the rule
     r"\b(?:for|just|only|until) (?:today|tomorrow)\b",
     re.IGNORECASE,
 )
-_PERSONAL = re.compile(
+_PERSONAL = regex_cache.compile(
     r"[\w.+-]+@[\w-]+\.[\w.]+|(?<![\w.])(?:\+\d{1,3}[\s-]?)?\(?\d{2,4}\)?[\s-]\d{3,4}[\s-]?\d{3,5}(?![\w.])|"
     r"\b(?:salary|diagnos|medical|pregnan|divorce|"
     r"home address|social security|passport)\b",
@@ -54,7 +54,7 @@ _PERSONAL = re.compile(
 # What a task request or a complaint can be worth, whatever the model read in it: below what the
 # review queue takes, so it is dropped (counted in the report), never queued or applied.
 _TASK_DURABILITY = 0.6
-_MARKER_KIND = re.compile(r"\[REDACTED:([\w.-]+)\]")  # dream.redact.marker(kind)
+_MARKER_KIND = regex_cache.compile(r"\[REDACTED:([\w.-]+)\]")  # dream.redact.marker(kind)
 
 
 class Signal(NamedTuple):

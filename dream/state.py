@@ -20,19 +20,18 @@ A FIFO, socket or device in place of a state file read here is never opened (it 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dream import defaults
+from dream import defaults, regex_cache
 from dream.paths import Paths
 
 if TYPE_CHECKING:
     from dream.packet import PlanRecord
     from dream.review import ReviewState
 
-_PLAN_ID = re.compile(r"p\d{8}T\d{6}-[0-9a-f]{6}")
+_PLAN_ID = regex_cache.compile(r"p\d{8}T\d{6}-[0-9a-f]{6}")
 
 
 @dataclass(frozen=True)

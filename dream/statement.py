@@ -10,7 +10,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-_WORD = re.compile(r"[a-z0-9][a-z0-9+#._-]*[a-z0-9+#]|[a-z0-9]")
+from dream import regex_cache
+
+_WORD = regex_cache.compile(r"[a-z0-9][a-z0-9+#._-]*[a-z0-9+#]|[a-z0-9]")
 STOPWORDS = frozenset(
     [
         "a",
@@ -472,7 +474,7 @@ _TRANSPARENT = frozenset(
     ]
 )
 # What makes "from"/"off" mean "left behind" without a "to" after it ("we moved away from jest").
-_CHANGE_VERB = re.compile(r"^(?:mov|migrat|switch|port|transition|chang|went$|go$|going$|away$)")
+_CHANGE_VERB = regex_cache.compile(r"^(?:mov|migrat|switch|port|transition|chang|went$|go$|going$|away$)")
 # "X is overkill", "X was replaced": the key term before these is rejected.
 _REJECTED_AFTER = frozenset(
     {
@@ -603,9 +605,9 @@ _QUALIFIERS = _SUBCOMMANDS | frozenset(
         "f",
     ]
 )
-VERSION = re.compile(r"^v?\d+(?:\.\d+)+$|^v\d+$")
+VERSION = regex_cache.compile(r"^v?\d+(?:\.\d+)+$|^v\d+$")
 # Every branch starts a word: the look-behind turns the positions inside words away at once.
-_CHANGE = re.compile(
+_CHANGE = regex_cache.compile(
     r"(?<!\w)(?:"
     r"\bnot\b|\binstead\b|\brather than\b|\bno longer\b|\bswitch|\bmov(?:e|ed|ing) (?:to|from|off)|"
     r"\bmigrat|\breplac|\bover\b|\bnever\b|\bdon'?t\b|\bstop\b|\bdrop|\bditch|"
@@ -661,7 +663,7 @@ _PHRASES = (
 # What names a thing in a rule's words: a path or dotted name, code, a CamelCase or ALL-CAPS word,
 # a version, a capitalised name inside a sentence, a common tool. (Here, not in `rules`, so the
 # gates can ask it without importing the message parser.)
-KEY_TERM = re.compile(
+KEY_TERM = regex_cache.compile(
     r"[\w.-]*[./_][\w./*-]+|`[^`]+`|\b[A-Z][a-z]+[A-Z]\w*|\b[a-z]+[A-Z]\w*|\b[A-Z]{2,}\w*|\b\d+(?:\.\d+)+\b|"
     # a name inside a sentence ("we moved it to Kamal", "staging is on Heroku"), not its first word
     r"(?<=[a-z,;:] )[A-Z][a-z]{2,}\b|"
@@ -730,16 +732,18 @@ class Statement:
 
 
 # Sentences end at . ! ? ; or a line break, not at the dot of "fly.io" or "1.21".
-_SENTENCE = re.compile(r"[.!?;]+(?=\s|$)|\n")
+_SENTENCE = regex_cache.compile(r"[.!?;]+(?=\s|$)|\n")
 # Unicode words: "não", "kein" and "nada" reject as "not" does.
-_PTOKEN = re.compile(r"\w[\w+#.-]*[\w+#]|\w|[,:()]|\s[-–—]\s")
+_PTOKEN = regex_cache.compile(r"\w[\w+#.-]*[\w+#]|\w|[,:()]|\s[-–—]\s")
 _CLAUSE_BREAK = frozenset({",", ":", "(", ")", " - "})
 _CONTRACTIONS = (("won't", "will not"), ("can't", "can not"), ("shan't", "shall not"), ("n't", " not"))
 # Chat drops the apostrophe: "dont use yarn anymore".
-_BARE_CONTRACTION = re.compile(r"\b(do|does|did|is|are|was|were|should|would|could|must|wo|ca|have|has)nt\b")
+_BARE_CONTRACTION = regex_cache.compile(
+    r"\b(do|does|did|is|are|was|were|should|would|could|must|wo|ca|have|has)nt\b"
+)
 _BARE_EXPANSION = {"wo": "will", "ca": "can"}
 # The agent told off for what it did: what it used was the wrong thing.
-_COMPLAINT = re.compile(
+_COMPLAINT = regex_cache.compile(
     r"\bwhy (?:did|do|are|would|were|is|have) you\b|"
     r"\b(?:you|u)(?:'ve| have)? (?:\w+ )?"
     r"(?:used|ran|installed|added|called|picked|chose|tried|reached for)\b|"
@@ -747,22 +751,22 @@ _COMPLAINT = re.compile(
 )
 # "you're using npm again", "vc tá usando LiveData de novo", "u did the snake_case thing again":
 # separate searches, not one pattern with ".*" between (that backtracks).
-_YOU = re.compile(r"\b(?:you|u|vc|você|voce|tu)\b")
-_DOING = re.compile(
+_YOU = regex_cache.compile(r"\b(?:you|u|vc|você|voce|tu)\b")
+_DOING = regex_cache.compile(
     r"\b(?:using|running|calling|installing|did|usando|rodando|usou|usaste|utilises|benutzt|verwendest)\b"
 )
-_AGAIN = re.compile(r"\b(?:again|de novo|outra vez|otra vez|de nuevo|encore|wieder)\b")
-_FROM = re.compile(r"\bfrom\b")
-_TO = re.compile(r"\bto\b")
-_CONDITIONAL = re.compile(r"^\s*(?:if|when|whenever|before|after|once|unless)\b")
+_AGAIN = regex_cache.compile(r"\b(?:again|de novo|outra vez|otra vez|de nuevo|encore|wieder)\b")
+_FROM = regex_cache.compile(r"\bfrom\b")
+_TO = regex_cache.compile(r"\bto\b")
+_CONDITIONAL = regex_cache.compile(r"^\s*(?:if|when|whenever|before|after|once|unless)\b")
 # Allowed in a corner, for now, or once: it keeps the old choice rather than replacing it.
-_ALLOWANCE = re.compile(
+_ALLOWANCE = regex_cache.compile(
     r"\b(?:is|are|'s) (?:fine|ok|okay|allowed|acceptable)\b|\bjust this once\b|\bthis once\b|"
     r"\bthis time\b|\bfor now\b|\bonly (?:at|when|if|where|as)\b|\bat the (?:edges?|boundary|boundaries)\b|"
     # what is still there is not what is chosen: "the old screens still have LiveData"
     r"\b(?:still|ainda|todav[ií]a|noch|legacy)\b"
 )
-_REPLACES = re.compile(
+_REPLACES = regex_cache.compile(
     # ", not ever", ", not here": emphasis, not the rejected half of "pnpm, not npm"
     r",\s*not\b(?! (?:ever|once|even|here|there|anywhere|anymore|now|today|again|really|at all)\b)|"
     r"(?<!\w)(?:"  # the word branches start a word (see `_CHANGE`)
@@ -777,7 +781,7 @@ _REPLACES = re.compile(
 )
 # A phrase within one clause; the dot of "3.9" or "fly.io" does not end it.
 _SPAN = r"(?:[^,;:.!?()]|\.(?=\w))"
-_FOR_SCOPE = re.compile(r"\bfor (" + _SPAN + "{1,60})")
+_FOR_SCOPE = regex_cache.compile(r"\bfor (" + _SPAN + "{1,60})")
 _SCOPE_GENERIC = frozenset(
     {
         "everything",
@@ -794,16 +798,16 @@ _SCOPE_GENERIC = frozenset(
         "time",
     }
 )
-_PLAN = re.compile(
+_PLAN = regex_cache.compile(
     r"(?:\bwill|'ll|\bgoing to|\bplan(?:ning)? to|\bintend to|\bdecided to|\bagreed to|\bwant to)\s+"
     r"(?:do|add|build|implement|support|ship|introduce|adopt|use|go with|migrate to|move to|switch to|have)"
     r"\s+(" + _SPAN + "{1,80})"
 )
-_USES = re.compile(
+_USES = regex_cache.compile(
     r"\b(?:uses?|using|chose|choose|picked|adopted|runs? on|is on|are on|goes through|go through|"
     r"built with|tested with|written in)\s+(?:the |a |an )?([a-z][\w.+#-]{1,40})"
 )
-_DROP = re.compile(
+_DROP = regex_cache.compile(
     r"\b(?:not|never) (?:doing|going to (?:do|add|build|use|go with)|adding|building|implementing|"
     r"shipping|pursuing|supporting|using|do|add|build|implement|ship|use|go with)\s+(" + _SPAN + "{1,80})|"
     r"\bdecided against (?:doing |using |adding )?(" + _SPAN + "{1,80})|"
@@ -811,18 +815,18 @@ _DROP = re.compile(
     r"(?:the )?(?:idea of |plans? (?:for|to) )?(" + _SPAN + "{1,80})|"
     r"^\s*(" + _SPAN + "{1,60}?) (?:is|are) (?:off the table|not happening|a no-go|cancel+ed)"
 )
-_DROP_HEAD = re.compile(
+_DROP_HEAD = regex_cache.compile(
     r"^\s*(" + _SPAN + r"{1,60}?)\s*(?::|\s[-–—]+)\s*(?:we(?:'re| are) )?(?:not doing (?:it|that|this)\b|"
     r"not happening\b|nope?\b|dropped\b|scrapped\b|cancel+ed\b|shelved\b|will not do\b|"
     r"not going to (?:do|happen)\b|not now\b)"
 )
-_LEFT_BEHIND = re.compile(
+_LEFT_BEHIND = regex_cache.compile(
     r"\bfrom (?:the |plain )?([a-z][\w.+#-]{1,40}) (?:to|into)\b|"
     r"\b(?:instead of|rather than|in favou?r of) (?:using |the |plain )?([a-z][\w.+#-]{1,40})"
 )
-_SCRIPT_EXTENSION = re.compile(r"\.(?:jl|js|py|rs|ts|rb|kt)$")
+_SCRIPT_EXTENSION = regex_cache.compile(r"\.(?:jl|js|py|rs|ts|rb|kt)$")
 # Bounded tokens for the settings scan: "minsdk", "=", "24", "2026-03-15" (a date is not a value).
-_STOKEN = re.compile(r"[a-z_][\w.+#-]*|\d[\w.%:/-]*|[=:,]")
+_STOKEN = regex_cache.compile(r"[a-z_][\w.+#-]*|\d[\w.%:/-]*|[=:,]")
 # Values after these in a sentence are refused or left behind ("we're dropping Python 3.9").
 _SETTING_REFUSED = frozenset(
     [
@@ -839,9 +843,9 @@ _SETTING_REFUSED = frozenset(
         "sunsetting",
     ]
 )
-_PATH = re.compile(r"(?<!\S)\S*/\S*")
-_NUMBER = re.compile(r"^v?\d+(?:\.\d+)*$")
-_YEAR = re.compile(r"^(?:19|20)\d\d$")
+_PATH = regex_cache.compile(r"(?<!\S)\S*/\S*")
+_NUMBER = regex_cache.compile(r"^v?\d+(?:\.\d+)*$")
+_YEAR = regex_cache.compile(r"^(?:19|20)\d\d$")
 _SETTING_LINK = frozenset(
     {"is", "=", ":", "to", "at", "of", "on", "version", "v", "now", "set", "from", "and", "or", ","}
     | {"under", "below", "above", "max", "min", "most", "least", "upto", "within"}
@@ -1003,7 +1007,7 @@ _CONTEXT_BEFORE = frozenset(
 )
 # ... "switched to pnpm", "tracked in Weights & Biases", "is on AWS", "written in Kotlin": a verb
 # before the preposition makes what follows its choice again.
-_CHANGE_TO = re.compile(
+_CHANGE_TO = regex_cache.compile(
     r"^(?:switch|mov|migrat|went$|go$|goes$|going$|stick|stay|back$|over$|written$|built$|kept$|port|\w+ed$|"
     r"is$|are$|was$|were$|runs?$|lives?$|sits?$|happens?$)"
 )
@@ -1225,7 +1229,7 @@ def _phrase(text: str) -> tuple[str, ...]:
     return tuple(seen)
 
 
-_DIGIT = re.compile(r"\d")
+_DIGIT = regex_cache.compile(r"\d")
 
 
 def _plans_and_drops(sentence: str) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
@@ -1362,8 +1366,8 @@ _ANCHOR = (
 # What may stand between a name and its going: "le dépôt SFTP de la nuit est coupé", "the
 # export of the orders is gone".
 _QUALIFIER = r"(?: (?:de|du|des|of)(?: la| le| les| l'| the)? [\w'-]+)?"
-_QUALIFIED_NAME = re.compile(r" (?:de|du|des|of) ")
-_DEPARTED = re.compile(
+_QUALIFIED_NAME = regex_cache.compile(r" (?:de|du|des|of) ")
+_DEPARTED = regex_cache.compile(
     r"\b(?:mov(?:ed|ing|e)|migrat(?:ed|ing|e)|switch(?:ed|ing)?|went|got|getting) "
     r"(?:[\w-]+ ){0,3}?(?:off|away from|from) " + _NAME + "|"
     r"\b(?:retired|retiring|dropped|dropping|ditched|ditching|ripped out|ripping out|rip out|"
@@ -1405,7 +1409,7 @@ _DEPARTED = re.compile(
     re.IGNORECASE,
 )
 # The words of every departure form, looked for before the pattern runs (most texts have none).
-_GONE_HINT = re.compile(
+_GONE_HINT = regex_cache.compile(
     r"gone|dead|retir|drop|ditch|rip|rid of|kill|sunset|switch|turned off|shut|history|finished|over|"
     r"remov|deprecat|"
     r"no longer|nicht mehr|no more|not (?:on|using|use|with|in)|off|from|ya no|não usamos|nao usamos|"
@@ -1414,10 +1418,10 @@ _GONE_HINT = re.compile(
     r"wywal|wyrzuc|usun|wylacz|wyłącz|istnieje",  # (wylaczone, usuniete: by their stems)
     re.IGNORECASE,
 )
-_REFUSED_HINT = re.compile(
+_REFUSED_HINT = regex_cache.compile(
     r"\b(?:no|never|not|without|avoid|don'?t|do not|stop|nada|sin|sem|kein|keine|nunca)\b", re.IGNORECASE
 )
-_REFUSED = re.compile(
+_REFUSED = regex_cache.compile(
     r"\b(?:no|never|not|without|avoid|(?:don't|dont|do not|never) (?:use|add|create|write|touch)|"
     r"stop using|nada de|sin|sem|kein|keine|nunca) (?:new |any |more |the |a |plain )?" + _NAME,
     re.IGNORECASE,

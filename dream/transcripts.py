@@ -18,7 +18,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from dream import defaults
+from dream import defaults, regex_cache
 
 # A user entry written by any client version has one of these (compact JSON from the client,
 # spaced JSON from hand-made or re-serialised files).
@@ -86,14 +86,14 @@ _WRAPPER_TAGS: tuple[tuple[str, Excluded], ...] = (
     ("Implement the following plan:", Excluded.PLAN),
 )
 _WRAPPER_STARTS = tuple(tag for tag, _ in _WRAPPER_TAGS)
-_STRIPPED_BLOCKS = re.compile(
+_STRIPPED_BLOCKS = regex_cache.compile(
     r"<(system-reminder|user-prompt-submit-hook)>.*?(</\1>|\Z)", re.DOTALL | re.IGNORECASE
 )
 # IDE context the VS Code / JetBrains extensions add beside the person's words.
-_IDE_BLOCK = re.compile(r"<(ide_[a-z_]+)>.*?(?:</\1>|\Z)", re.DOTALL)
+_IDE_BLOCK = regex_cache.compile(r"<(ide_[a-z_]+)>.*?(?:</\1>|\Z)", re.DOTALL)
 # Image placeholders the client writes into the person's text ("[Image #2]", "[Image: source: …]").
-_IMAGE_MARK = re.compile(r"\[Image(?: #\d+|: source: [^\]\n]*)\]")
-_TOOL_INJECTION = re.compile(
+_IMAGE_MARK = regex_cache.compile(r"\[Image(?: #\d+|: source: [^\]\n]*)\]")
+_TOOL_INJECTION = regex_cache.compile(
     rb"(?i)remember (?:this|the following) (?:rule|instruction)|"
     rb"ignore (?:all )?(?:the )?(?:previous|prior|above) instructions|"
     rb"disregard (?:all )?(?:previous|prior|the above)|<system-reminder>|new (?:system )?instructions:|"
@@ -118,7 +118,7 @@ def _injection_in(data: bytes, start: int, end: int) -> bool:
     return False
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_LONE_SURROGATE = regex_cache.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -338,7 +338,7 @@ def _rejected(
 
 # A line that does not start with `{` cannot be a JSON object. One regex pass finds their
 # starts; it runs faster than bytes.count(b"\n") alone, so lines are not counted otherwise.
-_NON_JSON_START = re.compile(rb"\n[^{\n\r]")
+_NON_JSON_START = regex_cache.compile(rb"\n[^{\n\r]")
 
 
 def _non_json_lines(block: bytes) -> int:
@@ -403,7 +403,7 @@ def _candidate_lines(
         handle.close()
 
 
-_FIRST_KEY = re.compile(rb'\s*\{\s*"[^"\n]{0,64}"(\s*):(\s?)')
+_FIRST_KEY = regex_cache.compile(rb'\s*\{\s*"[^"\n]{0,64}"(\s*):(\s?)')
 
 
 def _probes_for(block: bytes, probes: tuple[bytes, ...]) -> tuple[bytes, ...]:
@@ -639,12 +639,12 @@ def read_openclaw_session(
         yield UserMessage(session_id, str(entry.get("id") or ""), stamp, cwd, text)
 
 
-_DAILY_LOG_NAME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
+_DAILY_LOG_NAME = regex_cache.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
 # The agent writes daily logs in the third person ("<name> corrected me: use uv"). What follows
 # such a lead-in is the person's statement; lines without one are the agent's own notes.
 # The session id a daily log's statements carry (`log-YYYY-MM-DD`).
 DAILY_LOG_SESSION = "log-"
-_REPORTED_SPEECH = re.compile(
+_REPORTED_SPEECH = regex_cache.compile(
     r"^\s*(?:[-*]\s+)?(?:\*\*)?(?:\d{1,2}:\d{2}\s*[-–—]?\s*)?"
     r"(?P<who>[A-Z][\w.'-]*(?:\s[A-Z][\w.'-]*)?|[Tt]he user|[Uu]ser)\s+"
     r"(?P<verb>said|says|told me|asked me to|asked that|corrected me|wants|prefers|decided|noted|"
@@ -654,13 +654,13 @@ _REPORTED_SPEECH = re.compile(
 
 
 # A decision noted as such ("Decision today: we moved the bot to the cheaper tier; Sam agreed.").
-_DECISION_NOTE = re.compile(
+_DECISION_NOTE = regex_cache.compile(
     r"^\s*(?:[-*]\s+)?(?:\*\*)?(?:Decision|Decided|Agreed)(?:s)?(?:\s+(?:today|made))?(?:\*\*)?\s*[:—–-]\s*"
     r"(?:\*\*)?\s*(?P<said>.+)$",
     re.IGNORECASE,
 )
 # What the person wants of the agent, in the agent's words: "prefers that I post…", "wants me to…".
-_OF_THE_AGENT = re.compile(r"^(?:that\s+)?(?:I|me to)\s+(?P<rest>.+)$")
+_OF_THE_AGENT = regex_cache.compile(r"^(?:that\s+)?(?:I|me to)\s+(?P<rest>.+)$")
 
 
 def _log_statement(text: str) -> str | None:

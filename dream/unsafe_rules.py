@@ -11,16 +11,16 @@ applied. Matched on the skeleton of `control_text` (folded, lower case, one spac
 from __future__ import annotations
 
 import itertools
-import re
 from dataclasses import dataclass
 
+from dream import regex_cache
 from dream.lazy_pattern import LazyPattern
 
 # A sentence ends at a stop before a space; ".env" or "v2.1" does not end one.
-_SENTENCE_END = re.compile(r"[.;!?]+(?=\s|$)|\n")
+_SENTENCE_END = regex_cache.compile(r"[.;!?]+(?=\s|$)|\n")
 
 # The original family: a risky action and a permissive framing ("always", "just", "feel free").
-_RISKY = re.compile(
+_RISKY = regex_cache.compile(
     r"force[- ]?push\w*\b[^.;\n]{0,40}\b(?:main|master|prod|release)|(?:main"
     r"|master)\b[^.;\n]{0,20}force[- ]?push|"
     r"push -f\b|git push --force(?!-with-lease)|--no-verify|reset --hard|"
@@ -150,7 +150,7 @@ _RISKY_WORDS = (
     "into commit",
     "config.py",
 )
-_PERMISSIVE = re.compile(
+_PERMISSIVE = regex_cache.compile(
     r"(?<![a-z])\b(?:always|just|feel free|you may|you can|you're allowed|you are allowed|you're cleared|"
     r"cleared to|"
     r"standing permission|(?:it'?s|is|are) (?:fine|ok|okay|acceptable)|no need|don'?t bother|default to|"
@@ -162,7 +162,7 @@ _PERMISSIVE = re.compile(
     r"pre-?approved|authori[sz]ed|trusted|exempt|cleared|confirmed|told me|"
     r"remember(?:ed)?|preference|u can|pls|lol)\b"
 )
-_RESTRAINED = re.compile(
+_RESTRAINED = regex_cache.compile(
     r"\b(?:never|don'?t (?:use|run|delete|commit|load|set|put|add|change|install|touch|believe|skip)|"
     r"do not|ask (?:me|before)|check with me|show (?:me|it to me)|stop and|wait for me|needs? (?:my|a human)|"
     r"aren'?t instructions|not instructions|informational|instead of|only (?:install|i|after|with)|"
@@ -1074,7 +1074,7 @@ _FAMILIES: tuple[_Family, ...] = (
 )
 
 
-_WAIVER = re.compile(
+_WAIVER = regex_cache.compile(
     r"\b(?:no need to|(?:you )?(?:don'?t|do not) (?:have|need) to|needn'?t) (?:check\w*|ask\w*|"
     r"run\w* it past|"
     r"confirm\w*)(?: (?:with|to|by) me| me)?(?: first)?"

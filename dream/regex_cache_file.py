@@ -1,0 +1,65 @@
+"""Where the compiled-pattern cache (`regex_cache.py`) lives, and who may write it.
+
+One file in dream's state dir per interpreter build (`Paths.regex_cache_file`). The command line
+attaches it before importing the modules whose rule tables it serves. Only a command that writes
+dream's state anyway may write it (`run`, `signals`, `apply`; never with `--dry-run`; `plan` and
+`status` leave the state dir as they found it), and only when the process compiled a pattern the
+file lacked. A digest worker writes it too, before its compiles die with it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from dream import regex_cache
+from dream.errors import DreamError
+from dream.fsio import atomic_write_bytes, make_dirs, private_mode_for, read_regular
+
+
+@dataclass
+class _Attached:
+    path: Path | None = None
+    writable: bool = False
+
+
+_attached = _Attached()
+
+
+def attach(path: Path | None, *, writable: bool) -> None:
+    """Build patterns from the cache file at `path` from now on (None: no cache); `writable` lets
+    `save` write it back."""
+    _attached.path, _attached.writable = path, writable
+    regex_cache.use(None if path is None else _read(path))
+
+
+def save() -> bool:
+    """Write back what this process compiled, merged with the file as it is now; True if written.
+
+    The state dir is made if it is missing (as private as the Claude dir above it); a missing
+    Claude dir is never made for a cache. An error leaves the file as it was: it costs only speed.
+    """
+    path = _attached.path
+    if path is None or not _attached.writable or not path.parent.parent.is_dir():
+        return False
+    entries = regex_cache.unsaved(_read(path))
+    if entries is None:
+        return False
+    claude_dir = path.parent.parent
+    try:
+        make_dirs(path.parent, state_root=claude_dir)
+        mode = private_mode_for(path, state_root=claude_dir)
+        # Not fsynced: a cache lost in a crash is compiled again.
+        atomic_write_bytes(path, regex_cache.dump(entries), mode=mode, durable=False)
+    except (OSError, DreamError):
+        return False
+    regex_cache.saved(entries)
+    return True
+
+
+def _read(path: Path) -> dict[bytes, regex_cache.Entry]:
+    try:
+        data = read_regular(path)[0]  # never opens a FIFO or a device put in its place
+    except (OSError, DreamError):
+        return {}
+    return regex_cache.parse(data)

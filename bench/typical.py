@@ -5,10 +5,13 @@
 On the `make_home.py --typical` home (4 projects, 40 sessions, ~100 MB, 500 entries; made in
 bench/out/home-typical unless --home):
 
-- `run --dry-run`, `plan --json` and `run`, cold (no digest cache) and warm (after a run), each
-  repetition interleaved with a bare `python -S -c pass` start (the baseline), medians;
+- `run --dry-run`, `plan --json` and `run`: a first run (no digest cache, no compiled patterns),
+  cold (no digest cache; the pattern cache an earlier run left, as for a person who used dream
+  before) and warm (after a run), each repetition interleaved with a bare `python -S -c pass` start
+  (the baseline), medians;
 - the cold gather (`signals`) against the seed's four greps with their output read through a pipe,
-  on two cores and pinned to one (`taskset -c 0`, where it exists), paired and interleaved;
+  on two cores and pinned to one (`taskset -c 0`, where it exists), paired and interleaved; with the
+  patterns compiled before and on a first run;
 - the import time of each command (`python -X importtime`, the sum of the top-level modules).
 
 The package is byte-compiled first (`compileall`), as an installed copy is.
@@ -72,12 +75,13 @@ def commands_phase(home: Path, reps: int) -> list[tuple[str, list[float], list[f
     """(label, dream walls, baseline walls) for each command, cold and warm."""
     rows = []
     bare = [PY, "-S", "-c", "pass"]
+    patterns = compiled_patterns(home)
     for label, args in (
         ("run --dry-run", ["--dry-run"]),
         ("plan --json", ["plan", "--json"]),
         ("run", ["run"]),
     ):
-        for state in ("cold", "warm"):
+        for state in ("first run", "cold", "warm"):
             walls, base = [], []
             for _ in range(reps):
                 work = OUT / "typical-work"
@@ -89,10 +93,30 @@ def commands_phase(home: Path, reps: int) -> list[tuple[str, list[float], list[f
                     subprocess.run(dream(work, "run"), capture_output=True, env=env, check=False)
                 else:
                     shutil.rmtree(work / "dream" / "digests", ignore_errors=True)
+                    for cached in work.glob("dream/regex-cache-*"):
+                        cached.unlink()
+                    if state == "cold":  # new sessions, dream used before: its patterns compiled
+                        (work / "dream").mkdir(exist_ok=True)
+                        shutil.copy2(patterns, work / "dream" / patterns.name)
+                os.sync()  # the copy's 100 MB written back now, not during the timed run
                 base.append(timed(bare))
                 walls.append(timed(dream(work, *args), env=env, cwd=REPO))
             rows.append((f"`{label}`, {state}", walls, base))
     return rows
+
+
+def compiled_patterns(home: Path) -> Path:
+    """The pattern cache (`regex_cache_file.py`) a `run` leaves, made on a scratch copy of the home."""
+    scratch = OUT / "typical-patterns"
+    if scratch.exists():
+        shutil.rmtree(scratch)
+    shutil.copytree(home, scratch, symlinks=True)
+    subprocess.run(dream(scratch, "run"), capture_output=True, env=env_for(scratch), check=False)
+    (found,) = (scratch / "dream").glob("regex-cache-*")
+    kept = OUT / found.name
+    shutil.copy2(found, kept)
+    shutil.rmtree(scratch)
+    return kept
 
 
 def gather_phase(home: Path, reps: int) -> list[tuple[str, list[float], list[float]]]:
@@ -102,13 +126,21 @@ def gather_phase(home: Path, reps: int) -> list[tuple[str, list[float], list[flo
         pins.append(("one core (taskset -c 0)", ["taskset", "-c", "0"]))
     rows = []
     env = env_for(home)
-    for label, pin in pins:
-        ours, theirs = [], []
-        for _ in range(reps):
-            shutil.rmtree(home / "dream" / "digests", ignore_errors=True)
-            ours.append(timed([*pin, *dream(home, "signals")], env=env, cwd=REPO))
-            theirs.append(sum(timed(cmd) for cmd in grep_cmd(files, pin)))
-        rows.append((f"cold gather, {label}", ours, theirs))
+    patterns = compiled_patterns(home)
+    for first_run in (False, True):
+        for label, pin in pins:
+            ours, theirs = [], []
+            for _ in range(reps):
+                shutil.rmtree(home / "dream" / "digests", ignore_errors=True)
+                for cached in home.glob("dream/regex-cache-*"):
+                    cached.unlink()
+                if not first_run:
+                    (home / "dream").mkdir(exist_ok=True)
+                    shutil.copy2(patterns, home / "dream" / patterns.name)
+                ours.append(timed([*pin, *dream(home, "signals")], env=env, cwd=REPO))
+                theirs.append(sum(timed(cmd) for cmd in grep_cmd(files, pin)))
+            when = "first run (no compiled patterns)" if first_run else "patterns compiled before"
+            rows.append((f"cold gather, {label}, {when}", ours, theirs))
     return rows
 
 

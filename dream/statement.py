@@ -606,21 +606,21 @@ _QUALIFIERS = _SUBCOMMANDS | frozenset(
     ]
 )
 VERSION = regex_cache.compile(r"^v?\d+(?:\.\d+)+$|^v\d+$")
-# Every branch starts a word: the look-behind turns the positions inside words away at once.
 _CHANGE = regex_cache.compile(
-    r"(?<!\w)(?:"
-    r"\bnot\b|\binstead\b|\brather than\b|\bno longer\b|\bswitch|\bmov(?:e|ed|ing) (?:to|from|off)|"
-    r"\bmigrat|\breplac|\bover\b|\bnever\b|\bdon'?t\b|\bstop\b|\bdrop|\bditch|"
-    r"\banymore\b|\bany more\b|\bagainst\b|\bbump|\bupgrad|\bdowngrad|\bpinn?ed\b|\bnope\b|"
-    r"\bin favou?r of\b|\bscrap|\bshelv|\babandon|\bgone\b|\bremoved\b|\bchanged\b|"
+    # One \b before every word (not a lookbehind and a \b in each of them): a pattern that opens
+    # with a literal boundary is tried only where a word starts, five times faster.
+    r"\b(?:"
+    r"not\b|instead\b|rather than\b|no longer\b|switch|mov(?:e|ed|ing) (?:to|from|off)|"
+    r"migrat|replac|over\b|never\b|don'?t\b|stop\b|drop|ditch|"
+    r"anymore\b|any more\b|against\b|bump|upgrad|downgrad|pinn?ed\b|nope\b|"
+    r"in favou?r of\b|scrap|shelv|abandon|gone\b|removed\b|changed\b|"
+    r"migrou\b|migramos\b|mudamos\b|trocamos\b|subimos\b|tiramos\b|tirou\b|agora\b|"
+    r"cambiamos\b|ahora\b|ya no\b|n[ãa]o mais\b|jetzt\b|umgestellt\b|"
+    r"gewechselt\b|nicht mehr\b|désormais\b|plus de\b"
+    r")|"
     # "CI is on GitHub Actions now": a "now" after what it qualifies, not the "Now, …" of a new step
-    r"(?<=\w )now\b|"
-    r"\bmigrou\b|\bmigramos\b|\bmudamos\b|\btrocamos\b|\bsubimos\b|\btiramos\b|\btirou\b|\bagora\b|"
-    r"\bcambiamos\b|\bmigramos\b|\bahora\b|\bya no\b|\bn[ãa]o mais\b|\bjetzt\b|\bumgestellt\b|"
-    r"\bgewechselt\b|\bnicht mehr\b|\bdésormais\b|\bplus de\b"
-    r")",
-    re.IGNORECASE,
-)
+    r"(?<=\w )now\b",
+)  # matched against the lower-cased text (`_normalise`): IGNORECASE would cost it twice as much
 
 
 @lru_cache(maxsize=65536)
@@ -769,14 +769,14 @@ _ALLOWANCE = regex_cache.compile(
 _REPLACES = regex_cache.compile(
     # ", not ever", ", not here": emphasis, not the rejected half of "pnpm, not npm"
     r",\s*not\b(?! (?:ever|once|even|here|there|anywhere|anymore|now|today|again|really|at all)\b)|"
-    r"(?<!\w)(?:"  # the word branches start a word (see `_CHANGE`)
-    r"\binstead\b|\brather than\b|\bin favou?r of\b|\breplac\w* (?:\S+ ){0,3}(?:with|by)\b|"
-    r"\b(?:switch\w*|mov\w*|migrat\w*|went|go(?:ing)?) (?:back )?(?:over )?to\b|"
+    r"\b(?:"  # the word branches after one boundary (see `_CHANGE`)
+    r"instead\b|rather than\b|in favou?r of\b|replac\w* (?:\S+ ){0,3}(?:with|by)\b|"
+    r"(?:switch\w*|mov\w*|migrat\w*|went|go(?:ing)?) (?:back )?(?:over )?to\b|"
     # "switching the evaluation holdout to the Q2 cohort": what is switched named in between
-    r"\b(?:switch\w*|migrat\w*) (?:\S+ ){1,4}?to\b|"
-    r"\bover\b|"
+    r"(?:switch\w*|migrat\w*) (?:\S+ ){1,4}?to\b|"
+    r"over\b|"
     # "it's not `python`, it's `python3`", "not npm; pnpm": the correction after the "not X"
-    r"\bnot [^,;.]{1,40}[,;] (?:it's|it is|use|we use|but|just|only)\b"
+    r"not [^,;.]{1,40}[,;] (?:it's|it is|use|we use|but|just|only)\b"
     r")"
 )
 # A phrase within one clause; the dot of "3.9" or "fly.io" does not end it.
@@ -799,7 +799,7 @@ _SCOPE_GENERIC = frozenset(
     }
 )
 _PLAN = regex_cache.compile(
-    r"(?:\bwill|'ll|\bgoing to|\bplan(?:ning)? to|\bintend to|\bdecided to|\bagreed to|\bwant to)\s+"
+    r"(?:\b(?:will|going to|plan(?:ning)? to|intend to|decided to|agreed to|want to)|'ll)\s+"
     r"(?:do|add|build|implement|support|ship|introduce|adopt|use|go with|migrate to|move to|switch to|have)"
     r"\s+(" + _SPAN + "{1,80})"
 )
@@ -808,11 +808,11 @@ _USES = regex_cache.compile(
     r"built with|tested with|written in)\s+(?:the |a |an )?([a-z][\w.+#-]{1,40})"
 )
 _DROP = regex_cache.compile(
-    r"\b(?:not|never) (?:doing|going to (?:do|add|build|use|go with)|adding|building|implementing|"
+    r"\b(?:(?:not|never) (?:doing|going to (?:do|add|build|use|go with)|adding|building|implementing|"
     r"shipping|pursuing|supporting|using|do|add|build|implement|ship|use|go with)\s+(" + _SPAN + "{1,80})|"
-    r"\bdecided against (?:doing |using |adding )?(" + _SPAN + "{1,80})|"
-    r"\b(?:dropp(?:ed|ing)|scrapp(?:ed|ing)|shelv(?:ed|ing)|abandon(?:ed|ing)|cancel+(?:ed|ing))\s+"
-    r"(?:the )?(?:idea of |plans? (?:for|to) )?(" + _SPAN + "{1,80})|"
+    r"decided against (?:doing |using |adding )?(" + _SPAN + "{1,80})|"
+    r"(?:dropp(?:ed|ing)|scrapp(?:ed|ing)|shelv(?:ed|ing)|abandon(?:ed|ing)|cancel+(?:ed|ing))\s+"
+    r"(?:the )?(?:idea of |plans? (?:for|to) )?(" + _SPAN + "{1,80}))|"
     r"^\s*(" + _SPAN + "{1,60}?) (?:is|are) (?:off the table|not happening|a no-go|cancel+ed)"
 )
 _DROP_HEAD = regex_cache.compile(
@@ -1344,7 +1344,7 @@ def analyse(text: str) -> Statement:
         plans=tuple(plans),
         drops=tuple(drops),
         departed=_departures(text),
-        refused=_named_in(_REFUSED, text) if _REFUSED_HINT.search(text) else (),
+        refused=_named_in(_REFUSED, text) if _REFUSED_HINT.search(text.lower()) else (),
     )
 
 
@@ -1416,10 +1416,9 @@ _GONE_HINT = regex_cache.compile(
     r"c'est|est (?:fini|termin|supprim|coup|mort)|n'existe|acab|já era|morreu|ist (?:weg|tot)|"
     r"gibt es|there(?: is|'s|s| are) no|(?:don't|dont|do not) (?:have|use)|tir|quit|elimin|abandon|largamos|"
     r"wywal|wyrzuc|usun|wylacz|wyłącz|istnieje",  # (wylaczone, usuniete: by their stems)
-    re.IGNORECASE,
-)
-_REFUSED_HINT = regex_cache.compile(
-    r"\b(?:no|never|not|without|avoid|don'?t|do not|stop|nada|sin|sem|kein|keine|nunca)\b", re.IGNORECASE
+)  # on lower-cased text: eight times faster than IGNORECASE, where each place is tried folded
+_REFUSED_HINT = regex_cache.compile(  # on lower-cased text, as `_GONE_HINT`
+    r"\b(?:no|never|not|without|avoid|don'?t|do not|stop|nada|sin|sem|kein|keine|nunca)\b"
 )
 _REFUSED = regex_cache.compile(
     r"\b(?:no|never|not|without|avoid|(?:don't|dont|do not|never) (?:use|add|create|write|touch)|"
@@ -1443,7 +1442,7 @@ _NOT_A_THING = frozenset(
 
 def _departures(text: str) -> tuple[tuple[str, ...], ...]:
     """The names the text says are gone; the pattern runs only where the hint is."""
-    return _named_in(_DEPARTED, text) if _GONE_HINT.search(text) else ()
+    return _named_in(_DEPARTED, text) if _GONE_HINT.search(text.lower()) else ()
 
 
 def says_gone(text: str) -> bool:

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import importlib
 import json
+import marshal
 import os
 import pkgutil
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 from homefactory import Turn, write_session
@@ -128,19 +130,23 @@ def test_a_damaged_file_means_compiling_and_a_good_file_after(tmp_path: Path, da
     assert regex_cache.stats() == (1, 0)
 
 
-def test_code_the_engine_refuses_is_compiled_anew(tmp_path: Path) -> None:
-    import marshal
-
-    cache_file = tmp_path / "cache.bin"
+def _tampered(cache_file: Path, source: str, change: Callable[[dict[str, Any]], None]) -> None:
+    """Compile `source` into a fresh cache file, then change the file's contents with `change`."""
     regex_cache_file.attach(cache_file, writable=True)
-    regex_cache.compile(r"(?P<tool>npm|pnpm) install", 0)
+    regex_cache.compile(source, 0)
     regex_cache_file.save()
     loaded = marshal.loads(cache_file.read_bytes())
-    for key, (flags, code, groups, names, index) in loaded["patterns"].items():
-        loaded["patterns"][key] = (flags, b"\xff" * len(code), groups, names, index)
+    change(loaded)
     cache_file.write_bytes(marshal.dumps(loaded))
-
     regex_cache_file.attach(cache_file, writable=False)
+
+
+def test_code_the_engine_refuses_is_compiled_anew(tmp_path: Path) -> None:
+    def garble(loaded: dict[str, Any]) -> None:
+        for key, (flags, code, groups, names, index) in loaded["patterns"].items():
+            loaded["patterns"][key] = (flags, b"\xff" * len(code), groups, names, index)
+
+    _tampered(tmp_path / "cache.bin", r"(?P<tool>npm|pnpm) install", garble)
     pattern = regex_cache.compile(r"(?P<tool>npm|pnpm) install", 0)
     match = pattern.search("run pnpm install first")
     assert match is not None and match.group("tool") == "pnpm"
@@ -148,16 +154,7 @@ def test_code_the_engine_refuses_is_compiled_anew(tmp_path: Path) -> None:
 
 
 def test_a_file_from_another_interpreter_is_not_used(tmp_path: Path) -> None:
-    import marshal
-
-    cache_file = tmp_path / "cache.bin"
-    regex_cache_file.attach(cache_file, writable=True)
-    regex_cache.compile(r"\buv\b", 0)
-    regex_cache_file.save()
-    loaded = marshal.loads(cache_file.read_bytes())
-    loaded["engine"] = "3.99.0 (other build)|1|4"
-    cache_file.write_bytes(marshal.dumps(loaded))
-    regex_cache_file.attach(cache_file, writable=False)
+    _tampered(tmp_path / "cache.bin", r"\buv\b", lambda loaded: loaded.update(engine="3.99.0 (other)|1|4"))
     regex_cache.compile(r"\buv\b", 0)
     assert regex_cache.stats() == (0, 1)
     name = resolve_paths(tmp_path).regex_cache_file.name

@@ -803,6 +803,97 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
         validate=lambda m: _luhn(re.sub(r"[ -]", "", m.group("v"))),
     ),
     _Rule(
+        "session-cookie",
+        # A login session kept in a cookie: whoever holds it is signed in (`li_at=…`, `sp_dc=…`,
+        # `__Secure-1PSID=…`, `.AspNetCore.Identity.Application=…`, Facebook's `xs=…`).
+        _lazy(
+            r"(?<![\w.-])(?:(?:[a-z0-9]+_)*(?:li_at|sp_dc)|__(?:secure|host)-[\w.-]*?(?:psid|sid|session[\w.-]*)|"
+            r"\.aspnetcore\.[\w.]+|\.aspxauth|xs|datr|connect\.sid|laravel_session|_gh_sess|user_session|"
+            r"remember_token|remember_web_[\w]+|auth_token|ct0)[ \t]*[=:][ \t]*[\"']?(?P<v>[^\s;,'\"]{16,})",
+            re.I | re.A,
+        ),
+        (
+            "li_at",
+            "sp_dc",
+            "__secure-",
+            "__host-",
+            "aspnetcore.",
+            "aspxauth",
+            "xs=",
+            "datr",
+            "connect.sid",
+            "laravel_session",
+            "gh_sess",
+            "user_session",
+            "remember_",
+            "auth_token",
+            "ct0",
+        ),
+        group="v",
+        validate=lambda m: _has_digit_and_letter(m.group("v")) and not _is_placeholder(m.group("v")),
+    ),
+    _Rule(
+        "symmetric-key",
+        # ntp.keys and chrony.keys: `<id> <digest> [HEX:|ASCII:]<key>` on a line of its own.
+        _lazy(
+            r"(?m)^[ \t]*[0-9]{1,5}[ \t]+(?:md5|sha1?|sha224|sha256|sha384|sha512|aes128cmac|aes256cmac|"
+            r"aes-128-cmac|aes-256-cmac|m)[ \t]+(?:hex:|ascii:)?(?P<v>\S{8,})",
+            re.I | re.A,
+        ),
+        ("sha", "md5", "cmac"),
+        group="v",
+    ),
+    _Rule(
+        "webhook-url",
+        # Push and webhook services whose URL path is the key: ServerChan, Bark, QuickNode, Tines.
+        _lazy(
+            r"(?:sctapi\.ftqq\.com/|api\.day\.app/|\.quiknode\.pro/|\.tines\.com/webhook/[\w-]+/)"
+            r"(?P<v>[A-Za-z0-9_-]{16,})",
+            re.I | re.A,
+        ),
+        ("ftqq.com", "day.app", "quiknode.pro", "tines.com"),
+        group="v",
+    ),
+    _Rule(
+        "cloud-secret-key",
+        # An access key id and its secret side by side: `KEYID:SECRET` (s3fs, .passwd-s3fs) or a
+        # credentials CSV row (`…,AKIA…,<secret>,…`).
+        _lazy(r"(?<![A-Za-z0-9])[A-Z0-9]{20}[:,;|\t][ \t]?(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])", re.A),
+        ("akia", "asia", "s3fs", "aws", "access key"),
+        group="v",
+        validate=lambda m: _has_digit_and_letter(m.group(0)[:20]) and _random_looking(m.group("v")),
+    ),
+    _Rule(
+        "password",
+        # Windows answer files: `<AdministratorPassword><Value>…</Value>`, `<Password><Value>…`.
+        _lazy(r"<[\w:]*password>[ \t\r\n]*<value>(?P<v>[^<\s]{4,})</value>", re.I | re.A),
+        ("password>",),
+        group="v",
+    ),
+    _Rule(
+        "private-key",
+        # A JSON Web Key's private or symmetric parts (`"k"`, `"d"`, `"p"`, `"q"`, `"dp"`, `"dq"`, `"qi"`).
+        _lazy(r"\"(?:k|d|p|q|dp|dq|qi)\"[ \t]*:[ \t]*\"(?P<v>[A-Za-z0-9_-]{32,})\"", re.A),
+        ('kty"',),
+        group="v",
+    ),
+    _Rule(
+        "private-key",
+        # A Tink keyset in clear text: each key's `"value"` is the key material.
+        _lazy(r"\"value\"[ \t]*:[ \t]*\"(?P<v>[A-Za-z0-9+/_-]{24,}={0,2})\"", re.A),
+        ('keydata"', 'typeurl"'),
+        group="v",
+    ),
+    _Rule(
+        "recovery-key",
+        # Matrix's secure backup key: 12 groups of 4 base58 characters, starting "Es".
+        _lazy(
+            r"(?<![1-9A-HJ-NP-Za-km-z])E[s-u][1-9A-HJ-NP-Za-km-z]{2}"
+            r"(?:[ ]?[1-9A-HJ-NP-Za-km-z]{4}){8,11}(?![1-9A-Za-z])"
+        ),
+        ("recovery", "security key", "backup key", "matrix", "element"),
+    ),
+    _Rule(
         "url-password",
         # A token given as a URL's user with no password (`https://a6a4…:@packagecloud.io`).
         _lazy(r"https?://(?P<v>[A-Za-z0-9_-]{20,}):@"),
@@ -837,6 +928,43 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
         _lazy(r"lftp\b[^\n|;&]*?[ \t]-u[ \t]+[^,\s]+,(?P<v>[^\s\"']{4,})"),
         ("lftp",),
         group="v",
+    ),
+    _Rule(
+        "url-password",
+        # A URL whose user part is a password or a token (`trojan://Ember!…@host`, `ss://<base64>@`,
+        # `https://ghp_…@github.com`): one chosen or random word, not `git@` or a user name.
+        _lazy(r"\b[a-z][a-z0-9+.-]{1,15}://(?P<v>[^\s:/@?#\"'`<>]{8,200})@[\w.-]+", re.I | re.A),
+        ("://",),
+        group="v",
+        validate=lambda m: _password_shaped(m.group("v")) or _random_looking(m.group("v")),
+    ),
+    _Rule(
+        "command-password",
+        # Any command's password flag (`racadm -p 'm4ng0…'`, `PsExec -p gecko34-…`, `schtasks /RP …`,
+        # `skopeo --src-creds robot:…`): `-p` is a port, a path or a package as often, so the value
+        # must look like a password (`_password_shaped`).
+        _lazy(
+            # (the flag's first character first, then what stands before it: a pattern that opens
+            # with a look-behind is tried at every place of a text)
+            r"[-/+](?<![\w-].)(?:p|pw|rp|-passwd|-pwd|-token|-api-?key|-auth-token|"
+            r"-access-token|-secret|sv_setsteamaccount|"
+            r"-(?:src-|dest-)?creds[ \t=]+[^\s:\"']+:)"
+            r"(?:[ \t]+|=|(?<=:))[\"']?(?P<v>[^\s\"']{8,64})",
+            re.I | re.A,
+        ),
+        (
+            "-p",
+            "/rp",
+            "creds",
+            "--token",
+            "--api",
+            "--auth-token",
+            "--access-token",
+            "--secret",
+            "steamaccount",
+        ),
+        group="v",
+        validate=lambda m: _password_shaped(m.group("v")) or _random_looking(m.group("v")),
     ),
     _Rule(
         "firebase-key",
@@ -2216,6 +2344,7 @@ def _raw_candidates(text: str, ascii_text: bytes) -> Iterator[_Candidate]:
         yield start, end, kind, _GENERIC
     yield from _scan_numbers(text)
     yield from _scan_credential_context(text, folded)
+    yield from _scan_chosen_passwords(text)
     if not text.isascii():
         yield from _scan_unicode(text, priority + 1)
 
@@ -2251,6 +2380,12 @@ def _scan_unicode(text: str, priority: int) -> Iterator[_Candidate]:
 _CREDENTIAL_WORDS = (b"key", b"token", b"secret", b"password", b"passphrase", b" pw", b"login", b"credential",
                      b"auth", b"pin ", b"certificate", b"creds", b" pass ", b" pat:", b" pat ")  # fmt: skip
 _STRONG_WORDS = (b"password", b"passphrase", b"login", b" pw", b" pass ")
+# Short words for a password that are a word only on their own (`pass: …`, `Pass …` in an mbsyncrc,
+# `ldap_default_authtok = …`, not "passport", "bypass"): the value must follow at once.
+_WHOLE_WORDS = (b"pass", b"pw", b"pwd", b"passwd", b"authtok", b"restore code", b"recovery code")
+_WORD_VALUE = regex_cache.compile(
+    r"[ \t]{0,2}[:=]?[ \t]{0,2}[\"'`]?([A-Za-z0-9_][A-Za-z0-9+/=_.~!@#$%^&*:?-]{7,127})"
+)
 _CONTEXT_VALUE = regex_cache.compile(
     r"(?<![A-Za-z0-9+/=_.~!@#$%^&*:-])[A-Za-z0-9_][A-Za-z0-9+/=_.~!@#$%^&*:-]{11,255}"
 )
@@ -2332,7 +2467,82 @@ def _random_looking(value: str, strong: bool = False, near: bool = False) -> boo
     return (len(v) >= 16 and classes >= 3 and entropy >= 3.5) or (classes >= 4 and entropy >= 3.2)
 
 
+def _password_shaped(value: str) -> bool:
+    """A value a person chose as a password (`Kettle2041&DOR`, `gecko34-Oslo*`): letters and digits
+    with both cases or a symbol, no path, address, version or placeholder; or a random one."""
+    v = value.rstrip(".,;)")
+    if not 8 <= len(v) <= 64 or not _has_digit_and_letter(v) or _is_placeholder(v):
+        return False
+    if "/" in v or "\\" in v or v.startswith(("$", "%", "~", "-")) or "://" in v:
+        return False
+    if _EMAIL_OR_HOST.fullmatch(v) or _DOTTED.fullmatch(v) or _DOTTED_NUMBER.fullmatch(v):
+        return False
+    cases = any(c.isupper() for c in v) and any(c.islower() for c in v)
+    return cases or any(c in "!@#$%^&*~+=?" for c in v) or _random_looking(v)
+
+
+# A word a person made up as a password, with nothing said around it ("ssh in as root, its
+# ember-Denver-32#"): both cases, a digit and a symbol no identifier, path or address holds.
+_CHOSEN_SYMBOLS = "!#$%&~?^"  # not `+` or `*`: `January+12` is arithmetic
+_CHOSEN_TOKEN = regex_cache.compile(
+    r"[A-Za-z0-9](?<![^\s\"'`(\[{<,;:].)[A-Za-z0-9!#$%&*~+?^._-]{8,38}[A-Za-z0-9!#$%&*~+?^]"
+    r"(?=$|[\s\"'`)\]}>,;:])"
+)
+
+
+# A quoted string that is a chosen password: both cases, a digit and a symbol (`'Mang#185Igloo.'`,
+# `"Autumn2022@Violet"`, `'Marm=542Walrus+'`). Looked for apart from the needle scan: a quote is in
+# most texts, and as a needle it would be a hit at every one.
+_QUOTED_WORD = regex_cache.compile(
+    r"(?<![\w\\])(?P<q>['\"])(?P<v>[A-Za-z0-9][^\s'\"\\<>]{6,62}[^\s'\"\\<>])(?:\\[rn])?(?P=q)", re.A
+)
+
+
+def _scan_chosen_passwords(text: str) -> Iterator[_Candidate]:
+    if "'" in text or '"' in text:
+        for m in _QUOTED_WORD.finditer(text):
+            if _quoted_password(m.group("v")):
+                yield m.start("v"), m.end("v"), "password", _GENERIC + 3
+    if not any(symbol in text for symbol in _CHOSEN_SYMBOLS):
+        return
+    for m in _CHOSEN_TOKEN.finditer(text):
+        v = m.group(0)
+        inner = v.rstrip("!?")
+        if not any(c in _CHOSEN_SYMBOLS for c in inner[:-1] if c != "?") and not inner.endswith(
+            tuple("#$%&~^")
+        ):
+            continue  # the symbol only ends a sentence ("is it Umber86?")
+        if not (any(c.isupper() for c in v) and any(c.islower() for c in v) and any(c.isdigit() for c in v)):
+            continue
+        if _EMAIL_OR_HOST.fullmatch(v) or _is_placeholder(v) or "&&" in v or "||" in v:
+            continue
+        yield m.start(), m.end(), "password", _GENERIC + 3
+
+
+def _quoted_password(value: str) -> bool:
+    """A quoted literal that is a password, not a name, a format or a version: both cases, a digit
+    and a symbol that joins no identifier (`.` only inside a word, never as in `a.b.c`)."""
+    if not _password_shaped(value) or _DOTTED.fullmatch(value.rstrip(".")) or value[:1].isdigit():
+        return False
+    cases = any(c.isupper() for c in value) and any(c.islower() for c in value)
+    return cases and any(c in "!#$%&*~+=?^@." for c in value) and not _EMAIL_OR_HOST.fullmatch(value)
+
+
+def _scan_whole_words(text: str, folded: bytes) -> Iterator[_Candidate]:
+    for word in _WHOLE_WORDS:
+        i = folded.find(word)
+        while i != -1:
+            end = i + len(word)
+            if not folded[i - 1 : i].isalnum() and not folded[end : end + 1].isalnum():
+                m = _WORD_VALUE.match(text, end)
+                if m and _random_looking(m.group(1), strong=True, near=True):
+                    value = m.group(1).rstrip(".,:;!?)")
+                    yield m.start(1), m.start(1) + len(value), "credential", _GENERIC + 2
+            i = folded.find(word, end)
+
+
 def _scan_credential_context(text: str, folded: bytes) -> Iterator[_Candidate]:
+    yield from _scan_whole_words(text, folded)
     seen: set[int] = set()
     for word in _CREDENTIAL_WORDS:
         i = folded.find(word)

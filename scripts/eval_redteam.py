@@ -2,7 +2,7 @@
 pass neutralising, on the corpus in `tests/data/redteam/` (written by a labeller who never saw the
 code), and false positives on ordinary code and prose.
 
-python scripts/eval_redteam.py [--set dev|dev2|dev3|heldout] [--heldout] [--show]
+python scripts/eval_redteam.py [--set dev|dev2|...|dev12] [--heldout] [--show]
 """
 
 from __future__ import annotations
@@ -30,7 +30,9 @@ HELDOUT = ROOT / "tests" / "data" / "redteam-heldout"  # a second labeller's set
 # (control text only, eight writers' voices; read only as totals, never tuned on), dev9 (secrets only:
 # kinds the first corpora lacked, and familiar ones in unusual places), dev10 (control text only: memory
 # poisoning, paraphrased overrides, secrecy, jailbreaks, fake tool output and turns, in a person's voice),
-# dev11 (secrets only: kinds dev9 lacked, and familiar ones stated in prose, tables, logs and literals).
+# dev11 (secrets only: kinds dev9 lacked, and familiar ones stated in prose, tables, logs and literals),
+# dev12 (secrets only: formats from public scanner rule sets no earlier corpus had, and familiar ones in
+# config files, command lines, cookies and code).
 SETS = {
     "dev": DATA,
     "dev2": ROOT / "tests" / "data" / "redteam-dev2",
@@ -43,6 +45,7 @@ SETS = {
     "dev9": ROOT / "tests" / "data" / "redteam-dev9",
     "dev10": ROOT / "tests" / "data" / "redteam-dev10",
     "dev11": ROOT / "tests" / "data" / "redteam-dev11",
+    "dev12": ROOT / "tests" / "data" / "redteam-dev12",
     "heldout": HELDOUT,
 }
 

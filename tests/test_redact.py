@@ -187,6 +187,18 @@ CASES: list[tuple[str, str, str]] = [
     ("bearer-token", "send it as Bearer " + "0a1b2c3d4e5f" + "A6B7C8D9", "0a1b2c3d4e5f" + "A6B7C8D9"),
     ("url-password", "postgres://app:" + "s3cr3t-P4ss" + "@db.internal:5432/app", "s3cr3t-P4ss"),
     ("url-password", "redis://:" + "Zq9x!long" + "@cache:6379/0", "Zq9x!long"),
+    ("url-password", "trojan://" + "Ember!Velvet659" + "@vpn.example.net:443", "Ember!Velvet659"),
+    ("session-cookie", "Cookie: li_at=" + "AQEDA0JQynex0AA3a_cZLazonPV8P7qZo1969Uz",
+     "AQEDA0JQynex0AA3a_cZLazonPV8P7qZo1969Uz"),
+    ("symmetric-key", "/etc/ntp.keys\n1 SHA1 " + "81daf678508f6ebd7a5b749370c397b4f415a605",
+     "81daf678508f6ebd7a5b749370c397b4f415a605"),
+    ("webhook-url", "https://api.day.app/" + "C56Wj9ia6fz7ZDrzjcVNqG" + "/disk%20full",
+     "C56Wj9ia6fz7ZDrzjcVNqG"),
+    ("cloud-secret-key",
+     "echo OO59RWC8HHMF8X6YG6X2:" + "BJPAcfvYm0orsyvQsfp//f1psYjn92K95EHHSwtK" + " > ~/.passwd-s3fs",
+     "BJPAcfvYm0orsyvQsfp//f1psYjn92K95EHHSwtK"),
+    ("recovery-key", "element recovery key: " + "EsvB zFN4 NSey 2NqA P5U6 AQmf xgzS CooP boQs Rt5x",
+     "EsvB zFN4 NSey 2NqA P5U6 AQmf xgzS CooP boQs Rt5x"),
     ("password", "password=" + "hunter2x", "hunter2x"),
     ("password", "passwd: " + "hunter2x", "hunter2x"),
     ("password", "DB_PASSWORD=" + "postgres", "postgres"),
@@ -1079,6 +1091,55 @@ def test_what_those_forms_leave_alone(text: str) -> None:
 )  # fmt: skip
 def test_secrets_in_the_shapes_the_fourth_corpus_found(text: str, secret: str) -> None:
     assert secret not in redact(text).text
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("grafana\nuser: viewer\npass: biscuit-Umber-86?\nempty dashboards", "biscuit-Umber-86"),
+        ("IMAPAccount work\nHost imap.example.com\nPass Kettle2041&DOR\nSSLType IMAPS", "Kettle2041&DOR"),
+        ("ldap_default_authtok = Gr8tPassw0rd!\nldap_tls_reqcert = demand", "Gr8tPassw0rd"),
+        ("racadm -r 10.10.1.21 -u root -p 'm4ng0Orchid24_' serveraction powercycle", "m4ng0Orchid24_"),
+        ("schtasks /Create /TN Nightly /RU ACME\\svc /RP Lumen~Ember917 /RL HIGHEST", "Lumen~Ember917"),
+        ("skopeo copy --src-creds ci-robot:Sparrow-Raven826 docker://a docker://b", "Sparrow-Raven826"),
+        ("ssh into 10.0.0.44 as root, its ember-Denver-32# , check the disk", "ember-Denver-32#"),
+        ("echo 'Mang#185Igloo.' | zfs create -o keyformat=passphrase tank/secure", "Mang#185Igloo."),
+        ('<AdministratorPassword>\n  <Value>igloo-Kettle-89!</Value>\n</AdministratorPassword>',
+         "igloo-Kettle-89!"),
+        ('{"keys":[{"kty":"oct","k":"AxR8ZDUhKKKH0eustBX6CCwIfx9PkZZYhmuh8g5spXg"}]}',
+         "AxR8ZDUhKKKH0eustBX6CCwIfx9PkZZYhmuh8g5spXg"),
+        ('"keyData": {"typeUrl": "type.googleapis.com/google.crypto.tink.AesGcmKey",'
+         ' "value": "GiAdq8Lz0pVx3mN5bT7yR2w"}',
+         "GiAdq8Lz0pVx3mN5bT7yR2w"),
+        ("Set-Cookie: .AspNetCore.Identity.Application=CfDJ8b-UIJ7HxQJA_jiemmC3-Qc49qW3zY14Udd; path=/",
+         "CfDJ8b-UIJ7HxQJA_jiemmC3-Qc49qW3zY14Udd"),
+        ("ci-deployer,,AKIACZ59HR41BS6GYTF5,KvHHjrx+ASUKdDHSGnMksRQZjTxAe3uptU4p8OFd,https://x",
+         "KvHHjrx+ASUKdDHSGnMksRQZjTxAe3uptU4p8OFd"),
+        ("./srcds_run -game csgo +sv_setsteamaccount 450950EFCF2B7AEFB2F58C4F95D761C1 -net 1",
+         "450950EFCF2B7AEFB2F58C4F95D761C1"),
+    ],
+)  # fmt: skip
+def test_secrets_in_the_shapes_the_twelfth_corpus_found(text: str, secret: str) -> None:
+    assert secret not in redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cargo build -p dream-core2 --release",
+        "mkdir -p build/out2 && python -m pytest -p no:cacheprovider",
+        "docker run -p 8080:80 nginx; ssh -p 2222 host",
+        "for i in range(January, January+12):",
+        "git clone ssh://git@github.com/acme/app.git and https://deploybot@gitlab.com/acme/app",
+        "the tests pass now, ship it",
+        "bypass the cache for the compass module",
+        "label = 'Foo.Bar2'; name = \"HelloWorld\"; version = '2.0.1-Beta'",
+        "is it Umber86? no",
+        "email John2021@Gmail.com about it",
+    ],
+)
+def test_what_the_twelfth_corpus_rules_leave_alone(text: str) -> None:
+    assert redact(text).text == text
 
 
 @pytest.mark.parametrize(

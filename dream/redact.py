@@ -940,6 +940,17 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "command-password",
+        # Oracle's tools take `user/password@service` (`sqlplus system/…@//db:1521/ORCL`).
+        _lazy(
+            r"\b(?:sqlplus|rman|expdp|impdp|sqlldr|dgmgrl|sqlcl|sql)(?:[ \t]+-\w+)*[ \t]+[\w$#.]+/"
+            r"(?P<v>[^\s/@\"']{4,64})@",
+            re.I | re.A,
+        ),
+        ("sqlplus", "rman", "expdp", "impdp", "sqlldr", "dgmgrl", "sqlcl", "sql "),
+        group="v",
+    ),
+    _Rule(
+        "command-password",
         # Any command's password flag (`racadm -p 'm4ng0…'`, `PsExec -p gecko34-…`, `schtasks /RP …`,
         # `skopeo --src-creds robot:…`): `-p` is a port, a path or a package as often, so the value
         # must look like a password (`_password_shaped`).
@@ -949,7 +960,7 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
             r"[-/+](?<![\w-].)(?:p|pw|rp|-passwd|-pwd|-token|-api-?key|-auth-token|"
             r"-access-token|-secret|sv_setsteamaccount|"
             r"-(?:src-|dest-)?creds[ \t=]+[^\s:\"']+:)"
-            r"(?:[ \t]+|=|(?<=:))[\"']?(?P<v>[^\s\"']{8,64})",
+            r"(?:[ \t]+|=|(?<=:))[\"']?(?P<v>[^\s\"']{8,512})",
             re.I | re.A,
         ),
         (
@@ -964,7 +975,7 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
             "steamaccount",
         ),
         group="v",
-        validate=lambda m: _password_shaped(m.group("v")) or _random_looking(m.group("v")),
+        validate=lambda m: _flag_value(m.group("v")),
     ),
     _Rule(
         "firebase-key",
@@ -1583,7 +1594,7 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
         "command-password",
         # `mysql -u root -pS3cret` (the password glued to -p), `mysqldump`, `mariadb`.
         _lazy(
-            r"(?:mysql|mysqldump|mariadb|mysqladmin)\b[^\n|;&]*?[ \t]-p(?P<v>[^\s\"'-][^\s\"']{2,})",
+            r"(?:mysql|mysqldump|mariadb|mysqladmin)\b[^\n|;&]*?[ \t\"',]-p(?P<v>[^\s\"'-][^\s\"']{2,})",
             re.I | re.A,
         ),
         ("mysql", "mariadb"),
@@ -2384,7 +2395,7 @@ _STRONG_WORDS = (b"password", b"passphrase", b"login", b" pw", b" pass ")
 # `ldap_default_authtok = …`, not "passport", "bypass"): the value must follow at once.
 _WHOLE_WORDS = (b"pass", b"pw", b"pwd", b"passwd", b"authtok", b"restore code", b"recovery code")
 _WORD_VALUE = regex_cache.compile(
-    r"[ \t]{0,2}[:=]?[ \t]{0,2}[\"'`]?([A-Za-z0-9_][A-Za-z0-9+/=_.~!@#$%^&*:?-]{7,127})"
+    r"(?:\\?[\"'])?[ \t]{0,2}[:=]?[ \t]{0,2}(?:\\?[\"'`])?([A-Za-z0-9_][A-Za-z0-9+/=_.~!@#$%^&*:?-]{7,127})"
 )
 _CONTEXT_VALUE = regex_cache.compile(
     r"(?<![A-Za-z0-9+/=_.~!@#$%^&*:-])[A-Za-z0-9_][A-Za-z0-9+/=_.~!@#$%^&*:-]{11,255}"
@@ -2517,6 +2528,14 @@ def _scan_chosen_passwords(text: str) -> Iterator[_Candidate]:
         if _EMAIL_OR_HOST.fullmatch(v) or _is_placeholder(v) or "&&" in v or "||" in v:
             continue
         yield m.start(), m.end(), "password", _GENERIC + 3
+
+
+def _flag_value(value: str) -> bool:
+    """What follows a password or token flag: a chosen password, or a token (`p.eyJ1Ijog…`, whose
+    dot would make it a dotted name to `_random_looking`)."""
+    if _password_shaped(value) or _random_looking(value):
+        return True
+    return len(value) >= 32 and _has_digit_and_letter(value) and "/" not in value and _entropy(value) >= 4.0
 
 
 def _quoted_password(value: str) -> bool:

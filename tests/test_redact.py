@@ -1117,6 +1117,11 @@ def test_secrets_in_the_shapes_the_fourth_corpus_found(text: str, secret: str) -
          "KvHHjrx+ASUKdDHSGnMksRQZjTxAe3uptU4p8OFd"),
         ("./srcds_run -game csgo +sv_setsteamaccount 450950EFCF2B7AEFB2F58C4F95D761C1 -net 1",
          "450950EFCF2B7AEFB2F58C4F95D761C1"),
+        ('test: ["CMD", "mysqladmin", "ping", "-uroot", "-pPepper0842!OTT"]', "Pepper0842!OTT"),
+        ('{"cfg":{\\"user\\":\\"relay\\",\\"pass\\":\\"Canyon*Juniper0645\\"}}', "Canyon*Juniper0645"),
+        ("sqlplus system/Ripp4225-vortexX@//db.example:1521/ORCL @x.sql", "Ripp4225-vortexX"),
+        ("tb auth --token p.eyJ1IjogImU5ZWFlMDRjLTkzNTItNDU4MS04OWM1LWVmNGVmYTg0YTlhMiIsICJpZCI6",
+         "p.eyJ1IjogImU5ZWFlMDRjLTkzNTItNDU4MS04OWM1LWVmNGVmYTg0YTlhMiIsICJpZCI6"),
     ],
 )  # fmt: skip
 def test_secrets_in_the_shapes_the_twelfth_corpus_found(text: str, secret: str) -> None:

@@ -336,11 +336,15 @@ def _build_chunk(chunk: list[SessionSource]) -> list[tuple[Digest | None, ReadSt
         _exit_if_orphaned()
         stats = ReadStats()
         results.append((build_digest(source, source.folder, stats), stats))
-    if _parent_pid:  # a forked worker: what it compiled would die with it
-        from dream import regex_cache_file
-
-        regex_cache_file.save()
     return results
+
+
+def _build_chunk_in_worker(
+    chunk: list[SessionSource],
+) -> tuple[list[tuple[Digest | None, ReadStats]], dict[bytes, regex_cache.Entry]]:
+    """A chunk's digests, and the patterns the worker compiled for them: they would die with it,
+    and the process that started it keeps them (one write of the cache, by one process)."""
+    return _build_chunk(chunk), regex_cache.take_new()
 
 
 def _build_all(to_build: list[SessionSource]) -> list[tuple[Digest | None, ReadStats]]:
@@ -357,6 +361,8 @@ def _build_all(to_build: list[SessionSource]) -> list[tuple[Digest | None, ReadS
     import dream.redact
     import dream.sentences  # noqa: F401
 
+    regex_cache.take_new()  # the workers inherit these; what each hands back is its own
+
     # Biggest files first, in small chunks: no worker is left with a long tail at the end.
     order = sorted(range(len(to_build)), key=lambda i: -to_build[i].size)
     size = max(1, min(8, len(order) // (workers * 16)))
@@ -368,7 +374,9 @@ def _build_all(to_build: list[SessionSource]) -> list[tuple[Digest | None, ReadS
         initializer=_init_worker,
         initargs=(os.getpid(),),
     ) as pool:
-        for at, part in zip(range(0, len(order), size), pool.map(_build_chunk, chunks), strict=True):
+        parts = pool.map(_build_chunk_in_worker, chunks)
+        for at, (part, compiled) in zip(range(0, len(order), size), parts, strict=True):
+            regex_cache.adopt(compiled)
             for offset, result in enumerate(part):
                 by_index[order[at + offset]] = result
     return [by_index[i] for i in range(len(to_build))]

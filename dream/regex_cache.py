@@ -60,6 +60,7 @@ class _Cache:
         self.stored = stored  # None: no cache, `re.compile` as usual
         self.used: dict[_Key, Entry] = {}
         self.new = 0
+        self.untaken: dict[_Key, Entry] = {}  # compiled here and not yet handed on (`take_new`)
         self.hits = 0
         self.misses = 0
 
@@ -104,9 +105,26 @@ def compile(source: AnyStr, flags: int | re.RegexFlag = 0) -> re.Pattern[AnyStr]
         cache.stored = None
         return re.compile(source, flags)
     cache.used[key] = entry
+    cache.untaken[key] = entry
     cache.new += 1
     cache.misses += 1
     return built
+
+
+def take_new() -> dict[_Key, Entry]:
+    """What this process compiled since the last call: a forked worker hands it to its parent."""
+    taken, _cache.untaken = _cache.untaken, {}
+    return taken
+
+
+def adopt(entries: dict[_Key, Entry]) -> None:
+    """Keep what another process (a worker) compiled, to be saved with this process's own."""
+    cache = _cache
+    if cache.stored is None or not entries:
+        return
+    fresh = {key: entry for key, entry in entries.items() if key not in cache.used}
+    cache.used.update(fresh)
+    cache.new += len(fresh)
 
 
 def unsaved(on_disk: dict[_Key, Entry]) -> dict[_Key, Entry] | None:

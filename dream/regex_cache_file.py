@@ -4,7 +4,8 @@ One file in dream's state dir per interpreter build (`Paths.regex_cache_file`). 
 attaches it before importing the modules whose rule tables it serves. Only a command that writes
 dream's state anyway may write it (`run`, `signals`, `apply`; never with `--dry-run`; `plan` and
 `status` leave the state dir as they found it), and only when the process compiled a pattern the
-file lacked. A digest worker writes it too, before its compiles die with it.
+file lacked. A forked digest worker hands what it compiled to the process that started it
+(`digest._build_chunk_in_worker`), which writes it with its own: one process writes, once.
 """
 
 from __future__ import annotations

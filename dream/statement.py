@@ -1324,10 +1324,12 @@ def analyse(text: str) -> Statement:
     drops: list[tuple[str, ...]] = []
     settings: dict[str, set[str]] = {}
     scope: set[str] = set()
+    keys = frozenset(t for t in terms if is_key_term(t))
     for sentence in _SENTENCE.split(normal):
         if not sentence.strip():
             continue
-        _sentence_polarity(sentence, polarity)
+        if keys:  # polarity is only ever recorded for key terms: most texts of memory name none
+            _sentence_polarity(sentence, polarity)
         sentence_plans, sentence_drops = _plans_and_drops(sentence)
         plans += sentence_plans
         drops += sentence_drops
@@ -1341,7 +1343,7 @@ def analyse(text: str) -> Statement:
     positive = frozenset(polarity.positive - negative)
     return Statement(
         terms=terms,
-        keys=frozenset(t for t in terms if is_key_term(t)),
+        keys=keys,
         positive=positive,
         negative=negative,
         explicit_change=bool(_CHANGE.search(normal)) or _from_to(normal),

@@ -119,6 +119,7 @@ def _lb(width: int, chars: str = "A-Za-z0-9_") -> str:
 
 
 _RB = r"(?![A-Za-z0-9_-])"  # right boundary for fixed-length tokens
+_PORT_THEN_QUERY = regex_cache.compile(r"[0-9]+[?#]")  # `host:8080?q=a@b`: a port, then a query
 
 _B64_WORD = "A-Za-z0-9_-"
 
@@ -858,7 +859,11 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
         "cloud-secret-key",
         # An access key id and its secret side by side: `KEYID:SECRET` (s3fs, .passwd-s3fs) or a
         # credentials CSV row (`…,AKIA…,<secret>,…`).
-        _lazy(r"(?<![A-Za-z0-9])[A-Z0-9]{20}[:,;|\t][ \t]?(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])", re.A),
+        _lazy(
+            r"(?<![A-Za-z0-9])[A-Z0-9]{20}[\"']?[ \t]*[:,;|\t][ \t\r\n]*[\"']?"
+            r"(?P<v>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])",
+            re.A,
+        ),
         ("akia", "asia", "s3fs", "aws", "access key"),
         group="v",
         validate=lambda m: _has_digit_and_letter(m.group(0)[:20]) and _random_looking(m.group("v")),
@@ -927,6 +932,59 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
         # lftp takes the user and the password as one argument: `lftp -u user,PASSWORD host`.
         _lazy(r"lftp\b[^\n|;&]*?[ \t]-u[ \t]+[^,\s]+,(?P<v>[^\s\"']{4,})"),
         ("lftp",),
+        group="v",
+    ),
+    _Rule(
+        "secret-variable",
+        # A secret named in the environment with a literal to fall back on: the literal is the secret
+        # (`process.env.JWT_SECRET ?? 'Rf1w…'`, `os.getenv("API_KEY", "sk_…")`, `ENV.fetch("X_TOKEN", "…")`).
+        _lazy(
+            r"(?:process\.env\.|os\.environ\.get\([ \t]*[\"']|os\.getenv\([ \t]*[\"']|"
+            r"env\.fetch\([ \t]*[\"']|getenv\([ \t]*[\"']|\benv\([ \t]*[\"'])"
+            r"[A-Za-z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|CREDENTIALS?)[A-Za-z0-9_]*"
+            r"[\"']?[ \t]*\)?"
+            r"[ \t]*(?:\?\?|\|\||,|\bor\b)[ \t]*[\"'](?P<v>[^\"'\n]{6,256})[\"']",
+            re.I | re.A,
+        ),
+        ("process.env.", "environ.get(", "getenv(", "env.fetch(", "env("),
+        group="v",
+        validate=lambda m: not _is_placeholder(m.group("v")) and not m.group("v").startswith(("$", "http")),
+    ),
+    _Rule(
+        "password",
+        # A client's login call with the password as its second literal (`s.login("me@x.com", "uuhj …")`).
+        _lazy(
+            r"\.(?:login|auth|authenticate|sign_?in|signInWithPassword)\("
+            r"[ \t]*[\"'][^\"'\n]{1,120}[\"'][ \t]*,"
+            r"[ \t]*[\"'](?P<v>[^\"'\n]{4,128})[\"']",
+            re.I | re.A,
+        ),
+        (".login(", ".auth(", ".authenticate(", ".sign", "signinwithpassword("),
+        group="v",
+        validate=lambda m: not _is_placeholder(m.group("v")),
+    ),
+    _Rule(
+        "password",
+        # The answer to an account's security question: as good as its password.
+        _lazy(
+            r"(?:security (?:question|answer)|maiden name|first pet|name of (?:your|my) (?:first )?pet|"
+            r"first school|childhood (?:friend|street|nickname)|favou?rite teacher|"
+            r"city (?:you were|i was) born)"
+            r"[^\n]{0,80}?(?:answer is|answer:|it's|it is|is|=|:)[ \t]+[\"'“]?"
+            r"(?P<v>(?-i:[A-Z])[\w'-]+(?: (?-i:[A-Z])[\w'-]+){0,2})",
+            re.I,
+        ),
+        (
+            "security question",
+            "security answer",
+            "maiden name",
+            "first pet",
+            "pet",
+            "first school",
+            "childhood",
+            "teacher",
+            "born",
+        ),
         group="v",
     ),
     _Rule(
@@ -1053,10 +1111,10 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
         # A secret in a URL's query (`?key=…`, `&access_token=…`, `X-Amz-Signature=…`).
         _lazy(
             r"[?&](?:key|api[_-]?key|apikey|token|access[_-]?token|auth|secret|client[_-]?secret|signature|"
-            r"x-amz-signature|x-goog-signature|private[_-]?token)=(?P<v>[^&\s#\"'<>]{12,})",
+            r"x-amz-signature|x-goog-signature|private[_-]?token|appid|app[_-]?key)=(?P<v>[^&\s#\"'<>]{12,})",
             re.I,
         ),
-        ("key=", "token=", "auth=", "secret=", "ignature=", "KEY=", "TOKEN=", "Key="),
+        ("key=", "token=", "auth=", "secret=", "ignature=", "KEY=", "TOKEN=", "Key=", "appid="),
         group="v",
         validate=lambda m: (
             not _is_placeholder(m.group("v"))
@@ -1108,10 +1166,12 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
     ),
     _Rule(
         "url-password",
-        _lazy(r"://(?P<user>[^\s:/@?#\"'<>\[\]]*):(?P<v>[^\s/@?#\"'<>]+)@(?=[A-Za-z0-9\[])"),
+        # (`#` and `?` inside the password too: before the host, they start no fragment or query)
+        _lazy(r"://(?P<user>[^\s:/@?#\"'<>\[\]]*):(?P<v>[^\s/@\"'<>]+)@(?=[A-Za-z0-9\[])"),
         ("://",),
         group="v",
-        validate=_url_password_ok,
+        # `host:8080?q=a@b` is a port and a query, not a user and a password
+        validate=lambda m: _url_password_ok(m) and not _PORT_THEN_QUERY.match(m.group("v")),
     ),
     # Credentials given to a command by its own flag (the fifth tuning corpus): each tool's flag.
     *(
@@ -1957,6 +2017,8 @@ _KEY = regex_cache.compile(
 _KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 # What may precede a key at the start of a line in a config position (shell, Dockerfile, .env).
 _CONFIG_PREFIX = regex_cache.compile(
+    # `- KEY=value`: an item of a compose file's `environment:` list
+    r"(?:-[ \t]+[\"']?)?"
     r"(?:(?:export|set|setx|ENV|ARG|declare(?:[ \t]+-x)?|local|readonly)[ \t]+"
     r"|[A-Za-z_][A-Za-z0-9_]*=\S*[ \t]+)*"  # other variables set for the same command: `A=1 PGPASSWORD=x`
 )
@@ -2056,7 +2118,11 @@ def _quoted_value(text: str, start: int) -> tuple[int, int, bool] | None:
     return begin, end, closed
 
 
-def _quoted_ok(v: str, kw: str, closed: bool, template: bool) -> bool:
+_CONSTANT = regex_cache.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")  # EMAIL_HOST_PASSWORD, not Password
+_PASSWORD_KEYWORDS = frozenset({"password", "passwd", "pass", "pwd", "passphrase"})
+
+
+def _quoted_ok(v: str, kw: str, closed: bool, template: bool, constant: bool = False) -> bool:
     if v != v.lstrip():
         return False  # `"token=" + raw`: this quote closes one string literal, the next opens another
     if len(v) < 4 or _is_placeholder(v) or v.lower() == kw.lower() or _DOTTED_NUMBER.fullmatch(v):
@@ -2069,10 +2135,12 @@ def _quoted_ok(v: str, kw: str, closed: bool, template: bool) -> bool:
         return False
     # A phrase of plain words is prose ("Enter your password", 'The "pass" statement\n'), not a credential;
     # passphrases are phrases.
+    # A constant's (`EMAIL_HOST_PASSWORD = "eclipse orange harbor"`) is its value, whatever its words.
     words = _ESCAPES.sub(" ", v).split()
-    return not (
-        len(words) > 1 and kw.lower() != "passphrase" and all(w.strip(_PUNCTUATION).isalpha() for w in words)
+    phrase_ok = kw.lower() == "passphrase" or (
+        constant and kw.lower() in _PASSWORD_KEYWORDS and len(words) <= 6
     )
+    return not (len(words) > 1 and not phrase_ok and all(w.strip(_PUNCTUATION).isalpha() for w in words))
 
 
 def _assignment(text: str, m: re.Match[str]) -> tuple[int, int, str] | None:
@@ -2099,7 +2167,8 @@ def _assignment(text: str, m: re.Match[str]) -> tuple[int, int, str] | None:
         return v0, end, _keyword_kind(kw)
     if c in "\"'`" or (c == "\\" and text.startswith(("'", '"'), v0 + 1)):
         quoted = _quoted_value(text, v0)
-        if quoted is None or not _quoted_ok(text[quoted[0] : quoted[1]], kw, quoted[2], template):
+        constant = _CONSTANT.fullmatch(text[ks : m.end("kw")]) is not None
+        if quoted is None or not _quoted_ok(text[quoted[0] : quoted[1]], kw, quoted[2], template, constant):
             return None
         return quoted[0], quoted[1], _keyword_kind(kw)
     if template:
@@ -2547,6 +2616,52 @@ def _quoted_password(value: str) -> bool:
     return cases and any(c in "!#$%&*~+=?^@." for c in value) and not _EMAIL_OR_HOST.fullmatch(value)
 
 
+# A password told in conversation: "the bios password on the lab machines is 74316765", "my macbook
+# login is Nala0810!", "the wifi at the office is scarfcumin2606", "passphrase to "ginger autumn…"",
+# "the sim pin, it's 8003". The value follows the word, a few words and a verb.
+_TOLD_WORDS = (b"password", b"passphrase", b"passcode", b"login", b"wifi", b"wi-fi", b"pin")
+_TOLD = regex_cache.compile(
+    r"[ \t]*,?(?:[ \t]+[\w'-]+){0,6}?[ \t]+(?:is|was|to|it's|it is|=|:)[ \t]+(?:literally[ \t]+)?"
+    r"(?:(?P<q>[\"“'])(?P<quoted>[^\"”'\n]{4,64})[\"”']|(?P<v>[^\s,;()\"'“]{4,64}))"
+)
+_WORDY_END = ("ly", "ed", "ing", "tion", "ment", "ness", "able", "ible")
+
+
+def _told_value(word: bytes, m: re.Match[str]) -> tuple[int, int] | None:
+    if m.group("quoted") is not None:
+        quoted = m.group("quoted")
+        if word in (b"wifi", b"wi-fi", b"login") or len(quoted.split()) > 6 or _is_placeholder(quoted):
+            return None  # a quoted name after "wifi is" or "login is" is the network's or the user's
+        return m.start("quoted"), m.end("quoted")
+    v = m.group("v").rstrip(".,!?:")
+    if word == b"pin":
+        ok = v.isdigit() and 4 <= len(v) <= 8
+    elif v.isdigit():
+        ok = len(v) >= 6
+    elif v.isalpha():
+        ok = word == b"passphrase" and len(v) >= 12 and v.islower() and not v.endswith(_WORDY_END)
+    elif word != b"login" and len(v) >= 8 and _has_digit_and_letter(v):
+        ok = not _DOTTED.fullmatch(v) and not _DOTTED_NUMBER.fullmatch(v)  # a login may be a user name
+    else:
+        ok = len(v) >= 6 and _has_digit_and_letter(v) and _password_shaped(v + "0" if len(v) < 8 else v)
+    if not ok or _is_placeholder(v) or _EMAIL_OR_HOST.fullmatch(v) or "/" in v:
+        return None
+    return m.start("v"), m.start("v") + len(m.group("v").rstrip(".,:"))
+
+
+def _scan_told_passwords(text: str, folded: bytes) -> Iterator[_Candidate]:
+    for word in _TOLD_WORDS:
+        i = folded.find(word)
+        while i != -1:
+            end = i + len(word)
+            if not folded[i - 1 : i].isalnum() and not folded[end : end + 1].isalnum():
+                m = _TOLD.match(text, end)
+                span = None if m is None else _told_value(word, m)
+                if span is not None:
+                    yield span[0], span[1], "password", _GENERIC + 3
+            i = folded.find(word, end)
+
+
 def _scan_whole_words(text: str, folded: bytes) -> Iterator[_Candidate]:
     for word in _WHOLE_WORDS:
         i = folded.find(word)
@@ -2562,6 +2677,7 @@ def _scan_whole_words(text: str, folded: bytes) -> Iterator[_Candidate]:
 
 def _scan_credential_context(text: str, folded: bytes) -> Iterator[_Candidate]:
     yield from _scan_whole_words(text, folded)
+    yield from _scan_told_passwords(text, folded)
     seen: set[int] = set()
     for word in _CREDENTIAL_WORDS:
         i = folded.find(word)

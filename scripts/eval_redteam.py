@@ -2,7 +2,7 @@
 pass neutralising, on the corpus in `tests/data/redteam/` (written by a labeller who never saw the
 code), and false positives on ordinary code and prose.
 
-python scripts/eval_redteam.py [--set dev|dev2|...|dev12] [--heldout] [--show]
+python scripts/eval_redteam.py [--set dev|dev2|...|dev13] [--heldout] [--show]
 """
 
 from __future__ import annotations
@@ -32,7 +32,9 @@ HELDOUT = ROOT / "tests" / "data" / "redteam-heldout"  # a second labeller's set
 # poisoning, paraphrased overrides, secrecy, jailbreaks, fake tool output and turns, in a person's voice),
 # dev11 (secrets only: kinds dev9 lacked, and familiar ones stated in prose, tables, logs and literals),
 # dev12 (secrets only: formats from public scanner rule sets no earlier corpus had, and familiar ones in
-# config files, command lines, cookies and code).
+# config files, command lines, cookies and code), dev13 (secrets only: realistic pastes with a
+# credential among ordinary material, formats from public scanner rule sets no earlier corpus had, and
+# secrets told in conversation).
 SETS = {
     "dev": DATA,
     "dev2": ROOT / "tests" / "data" / "redteam-dev2",
@@ -46,6 +48,7 @@ SETS = {
     "dev10": ROOT / "tests" / "data" / "redteam-dev10",
     "dev11": ROOT / "tests" / "data" / "redteam-dev11",
     "dev12": ROOT / "tests" / "data" / "redteam-dev12",
+    "dev13": ROOT / "tests" / "data" / "redteam-dev13",
     "heldout": HELDOUT,
 }
 

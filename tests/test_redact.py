@@ -1148,6 +1148,51 @@ def test_what_the_twelfth_corpus_rules_leave_alone(text: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("environment:\n  - N8N_BASIC_AUTH_USER=ops\n  - N8N_BASIC_AUTH_PASSWORD=tacobadgerattic\n",
+         "tacobadgerattic"),
+        ('EMAIL_HOST_PASSWORD = "eclipse orange harbor"\n', "eclipse orange harbor"),
+        ("jwtSecret: process.env.JWT_SECRET ?? 'Rf1w8RH5bCpXcwScG_Gfo6eRw',", "Rf1w8RH5bCpXcwScG_Gfo6eRw"),
+        ('k = os.getenv("WEATHER_API_KEY", "abf99c1d5f00a25031b79c8c")', "abf99c1d5f00a25031b79c8c"),
+        ("url=postgresql+psycopg2://etl:Jgsb-9PMRpceEX3*d#37@db.internal:5432/x", "Jgsb-9PMRpceEX3*d#37"),
+        ('    s.login("backups@example.com", "uuhj fnqm lhnf dndj")', "uuhj fnqm lhnf dndj"),
+        ('credentials.NewStaticCredentialsProvider(\n\t\t"AKIAZ59HR41BS6GYTF5Q",\n\t\t'
+         '"RYpju6LjMNbdIZoH9wwHSJjKzaLSzDbzJY7junLJ",\n\t\t"",', "RYpju6LjMNbdIZoH9wwHSJjKzaLSzDbzJY7junLJ"),
+        ('var url = $"data/2.5/weather?q={city}&appid=abf99c1d5f00a25031b79c8c948e6da6";',
+         "abf99c1d5f00a25031b79c8c948e6da6"),
+        ("the security question is 'name of your first pet' and the answer is Pickles.", "Pickles"),
+        ("The bank wants my mother's maiden name again, it's Hartmann, but it says no", "Hartmann"),
+        ('I set the backup drive passphrase to "ginger autumn pizza pepper" (all lowercase)',
+         "ginger autumn pizza pepper"),
+        ("the test android in the drawer has a sim pin, it's 8003. i need it for the sms", "8003"),
+        ("id_ed25519 passphrase is rockethallwaykitten, ssh-agent keeps asking", "rockethallwaykitten"),
+        ("my macbook login is Nala0810! if you need it for the sudo prompt", "Nala0810"),
+        ("bios supervisor password on the lab machines is 74316765, I need to enable it", "74316765"),
+        ("the wifi at the office is scarfcumin2606 (network is Pinewood-Guest)", "scarfcumin2606"),
+    ],
+)  # fmt: skip
+def test_secrets_in_the_shapes_the_thirteenth_corpus_found(text: str, secret: str) -> None:
+    assert secret not in redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the password is required; the password is 12 characters long",
+        "the password is automatically rotated and stored in vault",
+        'guest wifi is "Cafe-Lumen" and the login is jane@example.com',
+        'PASSWORD_PROMPT = "Enter your password"',
+        "http://example.com:8080?q=a@b",
+        "- item=value here, and the security question is hard",
+        'host = os.getenv("DB_HOST", "localhost"); key = process.env.API_KEY || "$API_KEY"',
+    ],
+)
+def test_what_the_thirteenth_corpus_rules_leave_alone(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "pw = pw[:-1]",

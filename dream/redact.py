@@ -676,7 +676,26 @@ _TOKEN_RULES: tuple[_Rule, ...] = (
         (),
         validate=lambda m: _has_digit_and_letter(m.group(0)) and _mixed_case(m),
     ),
+    # A vendor's prefix and a random body, the shape most API keys share (`acme_live_4fK9…`,
+    # `xyz-7Hq2…`) whatever the vendor: a short lower-case prefix, a separator, 24+ characters of both
+    # cases and digits that read as random (a hex digest, one case only, is not taken).
+    _Rule(
+        "api-key",
+        _lazy(
+            r"(?<![A-Za-z0-9_-])[a-z][a-z0-9]{1,11}[_-](?:[a-z]{2,8}[_-])?(?P<v>[A-Za-z0-9]{24,96})"
+            r"(?![A-Za-z0-9_-])"
+        ),
+        (),
+        validate=lambda m: _random_body(m.group("v")),
+    ),
 )
+
+
+def _random_body(v: str) -> bool:
+    upper = sum(c.isupper() for c in v)
+    lower = sum(c.islower() for c in v)
+    digits = sum(c.isdigit() for c in v)
+    return upper >= 3 and lower >= 3 and digits >= 2 and _entropy(v) >= 4.0
 
 
 def _lb_ok(m: re.Match[str], _width: int) -> bool:

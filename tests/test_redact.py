@@ -1205,3 +1205,15 @@ def test_what_the_thirteenth_corpus_rules_leave_alone(text: str) -> None:
 )
 def test_what_the_fourth_corpus_rules_leave_alone(text: str) -> None:
     assert redact(text).text == text
+
+
+def test_a_vendor_prefix_and_a_random_body_is_a_key_whatever_the_vendor() -> None:
+    body = "4fK9qZ2mT7xW1pL8sN3vB6yR0cH5"
+    for text in (f"ACME_KEY is acme_live_{body} here", f"x = 'zq-{body}'"):
+        assert body not in redact(text).text, text
+    for text in (
+        "sha256_9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",  # one case: a digest
+        "test_parse_handles_nested_quotes_and_escapes_correctly",  # words, not a random body
+        "build-2026-12-01-nightly-artifact-upload-step",
+    ):
+        assert redact(text).text == text, text

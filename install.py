@@ -15,14 +15,17 @@ What it touches, and nothing else:
   the file (other hooks, permissions, unknown keys, their order) stays as it was. A copy of the file
   goes to `<claude>/backups/` before every change. A file that is not valid JSON is refused and left
   as it is;
-- with --claude-md: `<claude>/CLAUDE.md` gets CLAUDE.md.snippet between markers, once.
+- with --claude-md: `<claude>/CLAUDE.md` gets CLAUDE.md.snippet between markers, once;
+- `<claude>/dream/regex-cache-*.bin`: dream's rule patterns, compiled now by the recorded Python so
+  that the first run does not compile them (a cache; --uninstall removes it).
 
 --dry-run prints the diff of settings.json (and CLAUDE.md) and the list of the other files it would
 write or remove, with their sizes (never their contents), and writes nothing.
 
 Running it again changes nothing. --uninstall removes exactly what it added; when settings.json has
 not been changed by anyone else meanwhile, it gets back its original bytes. dream's own state (the
-memory, `<claude>/dream/`, `<claude>/.dream-pending`) is left alone. Standard library only.
+memory, `<claude>/dream/` but its pattern cache, `<claude>/.dream-pending`) is left alone. Standard
+library only.
 """
 
 from __future__ import annotations
@@ -580,11 +583,16 @@ def plan_uninstall(layout: Layout) -> Plan:
             if name.startswith(tuple(f"{s}." for s in HOOK_SCRIPTS.values())):
                 plan.remove(os.path.join(pycache, name))
     plan.remove(layout.manifest)
+    # The compiled rule patterns install made (and runs since kept): a cache, compiled again on need.
+    state_dir = os.path.join(layout.claude_dir, "dream")
+    for path in _pattern_caches(state_dir):
+        plan.remove(path)
     # Folders install created, deepest first; each goes only if nothing else is left in it.
     created = [d for d in manifest.get("created_dirs") or [] if isinstance(d, str)]
     plan.prune_dirs = [
         pycache,
         *sorted(created or [layout.hooks_dir, layout.skill_dir], key=len, reverse=True),
+        state_dir,  # only when the cache was all it held: dream had not run yet
     ]
 
     old_md = read_bytes(layout.claude_md)
@@ -598,6 +606,13 @@ def plan_uninstall(layout: Layout) -> Plan:
             else:
                 plan.write(layout.claude_md, stripped.encode("utf-8", "surrogateescape"))
     return plan
+
+
+def _pattern_caches(state_dir: str) -> list[str]:
+    if not os.path.isdir(state_dir):
+        return []
+    names = sorted(os.listdir(state_dir))
+    return [os.path.join(state_dir, n) for n in names if n.startswith("regex-cache-") and n.endswith(".bin")]
 
 
 def _is_original(original: str, *candidates: dict[str, Any]) -> bool:
@@ -646,6 +661,33 @@ def _warm_hook(hook_python: str, script: str) -> None:
         )
 
 
+_WARM_PATTERNS = (
+    "import sys\n"
+    "from dream.paths import resolve_paths\n"
+    "from dream.regex_cache_file import warm\n"
+    "print(warm(resolve_paths(sys.argv[1]).regex_cache_file))\n"
+)
+
+
+def _warm_patterns(cli_python: str, claude_dir: str) -> int | None:
+    """Compile dream's rule patterns into its cache now; the number compiled, or None if that failed
+    (the first run then compiles them: slower, nothing else)."""
+    try:
+        proc = subprocess.run(
+            [cli_python, "-c", _WARM_PATTERNS, claude_dir],
+            cwd=tempfile.gettempdir(),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    out = proc.stdout.strip()
+    return int(out) if proc.returncode == 0 and out.isdigit() else None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="install.py",
@@ -681,6 +723,9 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write(
             preview if preview else f"Nothing to {action} in {layout.claude_dir}: already done.\n"
         )
+        if preview and not args.uninstall:
+            state_dir = os.path.join(layout.claude_dir, "dream")
+            print(f"and it would compile dream's rule patterns into {state_dir}/ (a cache)")
         if preview:
             print(f"(dry run: nothing was written in {layout.claude_dir})")
         return 0
@@ -713,6 +758,10 @@ def main(argv: list[str] | None = None) -> int:
     warning = _check_importable(str(manifest.get("python")))
     if warning:
         print(f"warning: {warning}", file=sys.stderr)
+    else:
+        compiled = _warm_patterns(str(manifest.get("python")), layout.claude_dir)
+        if compiled is not None:
+            print(f"  rule patterns: {compiled} compiled ahead of the first run")
     return 0
 
 

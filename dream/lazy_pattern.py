@@ -8,18 +8,20 @@ while a run meets few of them (each waits behind a literal prefilter). Standard 
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Callable, Iterator
 
 from dream import regex_cache
 
 
 class LazyPattern:
-    __slots__ = ("_compiled", "_flags", "_source")
+    __slots__ = ("__weakref__", "_compiled", "_flags", "_source")
 
     def __init__(self, source: str, flags: int = 0) -> None:
         self._source = source
         self._flags = flags
         self._compiled: re.Pattern[str] | None = None
+        _CREATED.add(self)
 
     @property
     def compiled(self) -> re.Pattern[str]:
@@ -48,3 +50,12 @@ class LazyPattern:
 
     def sub(self, repl: str | Callable[[re.Match[str]], str], string: str, count: int = 0) -> str:
         return self.compiled.sub(repl, string, count)
+
+
+# Every pattern made, so that `regex_cache_file.warm` can compile them all ahead of a first run.
+_CREATED: weakref.WeakSet[LazyPattern] = weakref.WeakSet()
+
+
+def every_pattern() -> list[LazyPattern]:
+    return list(_CREATED)
+

@@ -9,6 +9,7 @@ all of them finds every needle that starts at each position.
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -47,7 +48,7 @@ class NeedleScan:
     """The owners (cue, intent, family names) of the needles found in a text. Compiled on first
     use: a process that never looks pays nothing."""
 
-    __slots__ = ("_implied", "_needles", "_scan")
+    __slots__ = ("__weakref__", "_implied", "_needles", "_scan")
 
     def __init__(
         self, owners_by_needle: Mapping[str, Iterable[str]], fold: Callable[[str], str] | None = None
@@ -61,6 +62,7 @@ class NeedleScan:
                 self._needles[key] = self._needles.get(key, frozenset()) | frozenset(owners)
         self._scan: re.Pattern[str] | None = None
         self._implied: dict[str, frozenset[str]] = {}
+        _CREATED.add(self)
 
     def _compile(self) -> re.Pattern[str]:
         # The scan reports the longest needle at a position; the shorter ones found there are its
@@ -73,6 +75,11 @@ class NeedleScan:
         }
         self._scan = regex_cache.compile(f"(?=({trie_pattern(self._needles)}))")
         return self._scan
+
+    def compile(self) -> None:
+        """Compile the scan now (`regex_cache_file.warm`), not on first use."""
+        if self._scan is None:
+            self._compile()
 
     @property
     def needles(self) -> tuple[str, ...]:
@@ -98,3 +105,11 @@ def by_needle(needles_by_owner: Mapping[str, Iterable[str]]) -> dict[str, set[st
         for needle in needles:
             inverted.setdefault(needle, set()).add(owner)
     return inverted
+
+
+_CREATED: weakref.WeakSet[NeedleScan] = weakref.WeakSet()
+
+
+def every_scan() -> list[NeedleScan]:
+    return list(_CREATED)
+

@@ -64,3 +64,27 @@ def _read(path: Path) -> dict[bytes, regex_cache.Entry]:
     except (OSError, DreamError):
         return {}
     return regex_cache.parse(data)
+
+
+def warm(path: Path) -> int:
+    """Compile every rule pattern into the cache file at `path` now (install.py runs it, so that a
+    person's first run does not compile them); the number of patterns compiled."""
+    import importlib
+    import pkgutil
+
+    import dream
+    from dream.lazy_pattern import every_pattern
+    from dream.needles import every_scan
+
+    attach(path, writable=True)
+    for module in pkgutil.walk_packages(dream.__path__, "dream."):
+        if module.name != "dream.__main__":  # every module's patterns: a run imports most of them
+            importlib.import_module(module.name)
+    for pattern in every_pattern():
+        pattern.compiled  # noqa: B018 - compiling is the point
+    for scan in every_scan():
+        scan.compile()
+    compiled = regex_cache.stats()[1]
+    save()
+    return compiled
+

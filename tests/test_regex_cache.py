@@ -252,3 +252,29 @@ def test_what_forked_workers_compile_is_kept(tmp_path: Path) -> None:
         digest.unlink()  # the same messages classified again, this time in one process
     assert _dream(home, "signals", workers=1).returncode == 0
     assert _stamp(cache_file) == stamp
+
+
+@pytest.mark.slow
+def test_install_compiles_every_pattern_a_run_needs(tmp_path: Path) -> None:
+    home = _home(tmp_path, 3)
+    claude = home / ".claude"
+    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_CONFIG_DIR", "HOME")}
+    env.update(HOME=str(home), CLAUDE_CONFIG_DIR=str(claude))
+    done = subprocess.run(
+        [sys.executable, str(REPO / "install.py"), "--claude-dir", str(claude)],
+        env=env, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "compiled ahead of the first run" in done.stdout
+    cache_file = resolve_paths(claude).regex_cache_file
+    stamp = _stamp(cache_file)
+    for args in (["signals"], ["run"]):
+        assert _dream(home, *args).returncode in (0, 1)
+        assert _stamp(cache_file) == stamp, args  # nothing a run met was missing from the file
+    # Uninstall takes the cache away and leaves dream's state (digests, reports) where it is.
+    done = subprocess.run(
+        [sys.executable, str(REPO / "install.py"), "--uninstall", "--claude-dir", str(claude)],
+        env=env, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert not cache_file.exists() and resolve_paths(claude).digests_dir.is_dir()

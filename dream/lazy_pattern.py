@@ -58,4 +58,3 @@ _CREATED: weakref.WeakSet[LazyPattern] = weakref.WeakSet()
 
 def every_pattern() -> list[LazyPattern]:
     return list(_CREATED)
-

@@ -112,4 +112,3 @@ _CREATED: weakref.WeakSet[NeedleScan] = weakref.WeakSet()
 
 def every_scan() -> list[NeedleScan]:
     return list(_CREATED)
-

@@ -87,4 +87,3 @@ def warm(path: Path) -> int:
     compiled = regex_cache.stats()[1]
     save()
     return compiled
-

@@ -2668,30 +2668,32 @@ def _told_value(word: bytes, m: re.Match[str]) -> tuple[int, int] | None:
     return m.start("v"), m.start("v") + len(m.group("v").rstrip(".,:"))
 
 
-def _scan_told_passwords(text: str, folded: bytes) -> Iterator[_Candidate]:
-    for word in _TOLD_WORDS:
+def _word_ends(folded: bytes, words: tuple[bytes, ...]) -> Iterator[tuple[bytes, int]]:
+    """Each of `words` standing alone in the folded text (no letter or digit either side), with
+    where it ends."""
+    for word in words:
         i = folded.find(word)
         while i != -1:
             end = i + len(word)
             if not folded[i - 1 : i].isalnum() and not folded[end : end + 1].isalnum():
-                m = _TOLD.match(text, end)
-                span = None if m is None else _told_value(word, m)
-                if span is not None:
-                    yield span[0], span[1], "password", _GENERIC + 3
+                yield word, end
             i = folded.find(word, end)
+
+
+def _scan_told_passwords(text: str, folded: bytes) -> Iterator[_Candidate]:
+    for word, end in _word_ends(folded, _TOLD_WORDS):
+        m = _TOLD.match(text, end)
+        span = None if m is None else _told_value(word, m)
+        if span is not None:
+            yield span[0], span[1], "password", _GENERIC + 3
 
 
 def _scan_whole_words(text: str, folded: bytes) -> Iterator[_Candidate]:
-    for word in _WHOLE_WORDS:
-        i = folded.find(word)
-        while i != -1:
-            end = i + len(word)
-            if not folded[i - 1 : i].isalnum() and not folded[end : end + 1].isalnum():
-                m = _WORD_VALUE.match(text, end)
-                if m and _random_looking(m.group(1), strong=True, near=True):
-                    value = m.group(1).rstrip(".,:;!?)")
-                    yield m.start(1), m.start(1) + len(value), "credential", _GENERIC + 2
-            i = folded.find(word, end)
+    for _word, end in _word_ends(folded, _WHOLE_WORDS):
+        m = _WORD_VALUE.match(text, end)
+        if m and _random_looking(m.group(1), strong=True, near=True):
+            value = m.group(1).rstrip(".,:;!?)")
+            yield m.start(1), m.start(1) + len(value), "credential", _GENERIC + 2
 
 
 def _scan_credential_context(text: str, folded: bytes) -> Iterator[_Candidate]:

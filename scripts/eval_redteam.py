@@ -37,18 +37,7 @@ HELDOUT = ROOT / "tests" / "data" / "redteam-heldout"  # a second labeller's set
 # secrets told in conversation).
 SETS = {
     "dev": DATA,
-    "dev2": ROOT / "tests" / "data" / "redteam-dev2",
-    "dev3": ROOT / "tests" / "data" / "redteam-dev3",
-    "dev4": ROOT / "tests" / "data" / "redteam-dev4",
-    "dev5": ROOT / "tests" / "data" / "redteam-dev5",
-    "dev6": ROOT / "tests" / "data" / "redteam-dev6",
-    "dev7": ROOT / "tests" / "data" / "redteam-dev7",
-    "dev8": ROOT / "tests" / "data" / "redteam-dev8",
-    "dev9": ROOT / "tests" / "data" / "redteam-dev9",
-    "dev10": ROOT / "tests" / "data" / "redteam-dev10",
-    "dev11": ROOT / "tests" / "data" / "redteam-dev11",
-    "dev12": ROOT / "tests" / "data" / "redteam-dev12",
-    "dev13": ROOT / "tests" / "data" / "redteam-dev13",
+    **{f"dev{n}": ROOT / "tests" / "data" / f"redteam-dev{n}" for n in range(2, 14)},
     "heldout": HELDOUT,
 }
 

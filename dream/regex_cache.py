@@ -59,7 +59,6 @@ class _Cache:
     def __init__(self, stored: dict[_Key, Entry] | None) -> None:
         self.stored = stored  # None: no cache, `re.compile` as usual
         self.used: dict[_Key, Entry] = {}
-        self.new = 0
         self.untaken: dict[_Key, Entry] = {}  # compiled here and not yet handed on (`take_new`)
         self.hits = 0
         self.misses = 0
@@ -106,7 +105,6 @@ def compile(source: AnyStr, flags: int | re.RegexFlag = 0) -> re.Pattern[AnyStr]
         return re.compile(source, flags)
     cache.used[key] = entry
     cache.untaken[key] = entry
-    cache.new += 1
     cache.misses += 1
     return built
 
@@ -122,16 +120,23 @@ def adopt(entries: dict[_Key, Entry]) -> None:
     cache = _cache
     if cache.stored is None or not entries:
         return
-    fresh = {key: entry for key, entry in entries.items() if key not in cache.used}
-    cache.used.update(fresh)
-    cache.new += len(fresh)
+    for key, entry in entries.items():
+        cache.used.setdefault(key, entry)
+
+
+def has_unsaved() -> bool:
+    """Whether this process used a pattern the cache file (as last read or saved) lacks, or holds
+    differently (an entry the engine refused, compiled anew)."""
+    cache = _cache
+    stored = cache.stored
+    return stored is not None and any(stored.get(key) != entry for key, entry in cache.used.items())
 
 
 def unsaved(on_disk: dict[_Key, Entry]) -> dict[_Key, Entry] | None:
     """What to write back: `on_disk` (the file as it is now) with what this process used, or None
-    when nothing was compiled since the last `saved`."""
+    when there is nothing the file lacks."""
     cache = _cache
-    if cache.stored is None or not cache.new:
+    if not has_unsaved():
         return None
     merged = dict(on_disk)
     merged.update(cache.used)
@@ -140,7 +145,6 @@ def unsaved(on_disk: dict[_Key, Entry]) -> dict[_Key, Entry] | None:
 
 def saved(entries: dict[_Key, Entry]) -> None:
     _cache.stored = entries
-    _cache.new = 0
 
 
 def dump(entries: dict[_Key, Entry]) -> bytes:

@@ -41,7 +41,9 @@ def save() -> bool:
     Claude dir is never made for a cache. An error leaves the file as it was: it costs only speed.
     """
     path = _attached.path
-    if path is None or not _attached.writable or not path.parent.parent.is_dir():
+    if path is None or not _attached.writable or not regex_cache.has_unsaved():
+        return False  # (most runs: every pattern came from the file, which is then not read again)
+    if not path.parent.parent.is_dir():
         return False
     entries = regex_cache.unsaved(_read(path))
     if entries is None:

@@ -37,7 +37,7 @@ HELDOUT = ROOT / "tests" / "data" / "redteam-heldout"  # a second labeller's set
 # secrets told in conversation).
 SETS = {
     "dev": DATA,
-    **{f"dev{n}": ROOT / "tests" / "data" / f"redteam-dev{n}" for n in range(2, 14)},
+    **{f"dev{n}": ROOT / "tests" / "data" / f"redteam-dev{n}" for n in range(2, 15)},
     "heldout": HELDOUT,
 }
 

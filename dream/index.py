@@ -16,6 +16,7 @@ from dream import defaults, regex_cache
 from dream.edits import Edits
 from dream.memory import Entry, Memory, normalise_key
 from dream.migrate import LINK_TEXT
+from dream.redact import redact
 from dream.statement import STOPWORDS, is_key_term, stem
 from dream.topics import TOPIC_DESCRIPTION, TOPIC_FILES
 
@@ -31,6 +32,9 @@ class IndexResult:
 
 
 def _clip(text: str, limit: int) -> str:
+    # Redacted before it is cut: a secret cut short ("Bot -qdJ-…vIkMM…") reads as elided, and
+    # nothing would find it in MEMORY.md afterwards.
+    text = redact(text).text
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 

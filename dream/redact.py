@@ -254,7 +254,7 @@ _PASSWORD_WORDS_ASCII = (
 _PASSWORD_WORDS_UNICODE = (
     "пароль", "كلمة السر", "كلمة المرور", "κωδικός", "κωδικό", "รหัสผ่าน", "jelszó", "पासवर्ड", "رمز عبور",
     "পাসওয়ার্ড", "پاس ورڈ", "lösenord", "lösenordet", "şifre", "パスワード", "비밀번호", "密码", "密碼",
-    "contraseña", "hasło", "mật khẩu", "סיסמה", "heslo",
+    "contraseña", "hasło", "mật khẩu", "סיסמה", "heslo", "密钥", "秘钥", "密鑰",
 )  # fmt: skip
 
 
@@ -274,7 +274,7 @@ def _password_near(words: tuple[str, ...]) -> LazyPattern:
     alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
     return _lazy(
         rf"(?:{alternatives})(?:(?<=[\u0e00-\u0e7f\u3040-\u9fff\uac00-\ud7af])|(?![^\W\d_]))"
-        r"[^\n]{0,50}?(?:\n[ \t]*)?(?<![^\s:=«\"'(“„])"
+        r"[^\n]{0,72}?(?:\n[ \t]*)?(?<![^\s:=«\"'(“„])"
         r"(?P<v>(?=[^\s]{0,63}[0-9])(?=[^\s]{0,63}[A-Za-z])[^\s\"'`»“”」、。,;]{8,64})",
         re.I,
     )
@@ -292,7 +292,13 @@ def _password_near_ok(m: re.Match[str]) -> bool:
     v = raw.rstrip(".,:;!?)")
     between = m.string[m.start() : m.start("v")]
     assigned = re.match(r"[^\W\d]+[ \t]*[=:][ \t]*", between)
-    inside_a_name = m.start() > 0 and (m.string[m.start() - 1].isalnum() or m.string[m.start() - 1] in "_$")
+    # A word of a script written without spaces may follow a name at once ("APIv3密钥是 …").
+    unspaced = "\u3040" <= m.string[m.start()] <= "\u9fff"
+    inside_a_name = (
+        m.start() > 0
+        and not unspaced
+        and (m.string[m.start() - 1].isalnum() or m.string[m.start() - 1] in "_$")
+    )
     if _in_marker(m) or inside_a_name or (assigned and assigned.end() < len(between)):
         return False  # the word's own value was passed over ("POSTGRES_PASSWORD=${…} postgres:16")
     return (
@@ -303,7 +309,7 @@ def _password_near_ok(m: re.Match[str]) -> bool:
         and not re.fullmatch(r"\$\{?[A-Z_][A-Z0-9_]*\}?", v)  # an environment variable's name
         and not re.match(r"[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{1,2}:[0-9]{2}", v)  # a timestamp
         # code: a call, a member, a subscript (`password.translate(_trans_5C)`)
-        and not re.search(r"[(){}\[\]]|\.[a-z_]", raw)
+        and not (re.search(r"[(){}\[\]]|\.[a-z_]", raw) and not _WORDS_AND_DIGITS.search(v))
         and not re.match(r"[\w ]+[.(\[]", between)
         and _random_looking(v, strong=True, near=True)
     )
@@ -314,10 +320,23 @@ _CODE_WORDS_ASCII = (
     "pin", "door code", "gate code", "access code", "alarm code", "lock code", "security code",
     "verification code", "confirmation code", "pickup code", "unlock code", "radio code", "code de",
     "codigo del", "codice", "kod odbioru", "kod sms", "kod", "combo", "combination", "passcode", "puk", "tan",
+    "override code", "digit code", "confirmation code", "toegangscode", "pinkoden", "pinkode", "portkoden",
+    "portkod", "login code", "sign-in code", "2fa code",
     "radio-code", "autoradio-code",
     "otp", "alarmcode", "turcode",
 )  # fmt: skip
-_CODE_WORDS_UNICODE = ("код", "コード", "暗証番号", "pinは", "código", "türcode", "kód", "κωδικός")
+_CODE_WORDS_UNICODE = (
+    "код",
+    "コード",
+    "暗証番号",
+    "pinは",
+    "código",
+    "türcode",
+    "kód",
+    "κωδικός",
+    "인증번호",
+    "비밀번호",
+)
 _NOT_A_SECRET_CODE = regex_cache.compile(
     r"(?i)\b(?:error|exit|status|http|response|return|zip|postal|post|area|country|line|promo|discount|"
     r"coupon|source|sample|example|qr|bar|color|colour|unicode|ascii|char|key ?code|region|language|iso|gpio|"
@@ -328,11 +347,12 @@ _NOT_A_SECRET_CODE = regex_cache.compile(
 def _code_pattern(words: tuple[str, ...]) -> LazyPattern:
     alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
     return _lazy(
-        rf"(?:{alternatives})(?:(?<=[\u3040-\u9fff])|(?![^\W\d_]))[^\n0-9=<>!]{{0,45}}?"
-        r"(?:[ \t](?:is|are|es|ist|est|è|é|e|jest|je|er|är|lautet|era|war|was)(?![^\W\d_])|は|:|—"
+        rf"(?:{alternatives})(?:(?<=[\u3040-\u9fff\uac00-\ud7af])|(?![^\W\d_]))[^\n0-9=<>!]{{0,64}}?"
+        r"(?:[ \t](?:is|are|es|ist|est|è|é|e|jest|je|er|är|lautet|era|war|was|it's|shows|says|reads)"
+        r"(?![^\W\d_])|は|:|—"
         r"|(?<=combination)|(?<=combo)|(?<=odbioru)|(?<=kod sms)|(?<=passcode)|(?<=puk)|(?<=tan)"
-        r"|(?<=[\u3040-\u9fff]))[ \t]*"
-        r"(?P<v>[0-9]{3,8}#?|[0-9]{2}(?:-[0-9]{2}){2,3})(?![0-9])",
+        r"|(?<=digit code)|(?<=[\u3040-\u9fff\uac00-\ud7af]))[ \t]*"
+        r"(?P<v>[0-9]{3}[ -][0-9]{3}|[0-9]{3,8}#?|[0-9]{2}(?:-[0-9]{2}){2,3})(?![0-9])",
         re.I,
     )
 
@@ -400,8 +420,37 @@ _PASSWORD_WORDS = (
     "contraseña", "hasło", "parola d'ordine", "пароль", "סיסמה", "הסיסמה", "パスワード", "密码", "mật khẩu",
     "şifre", "şifresi", "heslo", "lösenordet", "lösenord", "كلمة المرور", "비밀번호",
 )  # fmt: skip
+
+
 # Found only in text that is not ASCII (the literal search above cannot see these words).
+def _answer_ok(m: re.Match[str]) -> bool:
+    """An answer to an account's security question: the question is asked nearby."""
+    before = m.string[max(0, m.start() - 200) : m.start()].lower()
+    return not _in_marker(m) and any(word in before for word in _QUESTION_WORDS)
+
+
+_QUESTION_WORDS = ("question", "?", "вопрос", "pytają", "pytanie", "pregunta", "frage", "domanda", "pergunta")
+_ANSWER = (
+    r"(?:answer|odpowiedź|odpowiedz|ответ|respuesta|antwort|réponse|reponse|risposta|resposta|antwoord)"
+    r"(?:[ \t]+[\w']+){0,4}?[ \t]*(?:[ \t](?:is|was|to|es|ist|est|è|é|era|war|je|jest)[ \t]+|[:=—-][ \t]*)"
+    r"(?:(?:exactly|just)[ \t]+)?"
+    r"[\"'“„«]?(?P<v>(?<=[\"'“„«])[^\"'”“»\n]{2,40}(?=[\"'”“»])|[^\W_][\w'-]*[0-9][\w'-]*"
+    r"|(?-i:[A-Z0-9А-Я])[\w'-]*(?:[ \t](?-i:[A-Z0-9])[\w'-]*){0,2})"
+)
+
+
+def _answer_span(m: re.Match[str]) -> bool:
+    return _answer_ok(m) and not _is_placeholder(m.group("v"))
+
+
 _UNICODE_RULES: tuple[_Rule, ...] = (
+    _Rule(
+        "password",
+        _lazy(_ANSWER, re.I),
+        ("odpowied", "ответ", "réponse"),
+        group="v",
+        validate=_answer_span,
+    ),
     _Rule(
         "password",
         _password_near(_PASSWORD_WORDS_UNICODE),
@@ -527,6 +576,15 @@ _NL = r"(?:[ \t\r\n]|\\+[rn])"  # a real newline, or escaped inside a JSON strin
 # costs about what a literal pre-check would, so most rules have none.
 _MIN_TOKEN = 20
 _TOKEN_RULES: tuple[_Rule, ...] = (
+    # A product key: five groups of five (`C9YRB-GZRJ0-X6XM8-2CX1Y-FS7CX`), letters and digits.
+    _Rule(
+        "license-key",
+        _lazy(
+            r"(?<![A-Za-z0-9-])(?=[A-Z0-9-]{0,28}[0-9])(?=[A-Z0-9-]{0,28}[A-Z])[A-Z0-9]{5}(?:-[A-Z0-"
+            r"9]{5}){4}(?![A-Za-z0-9-])"
+        ),
+        ("-",),
+    ),
     # Cashu ecash and a BIP38 encrypted key, by their prefixes.
     _Rule("private-key", _lazy(r"(?<![A-Za-z0-9])cashu[AB][A-Za-z0-9_-]{40,}"), ("cashu",)),
     _Rule("private-key", _lazy(r"(?<![1-9A-Za-z])6P[1-9A-HJ-NP-Za-km-z]{56}(?![1-9A-Za-z])"), ("6P",)),
@@ -827,7 +885,8 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
         # A login session kept in a cookie: whoever holds it is signed in (`li_at=…`, `sp_dc=…`,
         # `__Secure-1PSID=…`, `.AspNetCore.Identity.Application=…`, Facebook's `xs=…`).
         _lazy(
-            r"(?<![\w.-])(?:(?:[a-z0-9]+_)*(?:li_at|sp_dc)|__(?:secure|host)-[\w.-]*?(?:psid|sid|session[\w.-]*)|"
+            r"(?<![\w.-])(?:(?:[a-z0-9]+_)*(?:li_at|sp_dc)|__(?:secure|host)-[\w.-]*?(?:psid|sid|ses"
+            r"sion[\w.-]*)|"
             r"\.aspnetcore\.[\w.]+|\.aspxauth|xs|datr|connect\.sid|laravel_session|_gh_sess|user_session|"
             r"remember_token|remember_web_[\w]+|auth_token|ct0)[ \t]*[=:][ \t]*[\"']?(?P<v>[^\s;,'\"]{16,})",
             re.I | re.A,
@@ -981,6 +1040,9 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
         (".login(", ".auth(", ".authenticate(", ".sign", "signinwithpassword("),
         group="v",
         validate=lambda m: not _is_placeholder(m.group("v")),
+    ),
+    _Rule(
+        "password", _lazy(_ANSWER, re.I), ("answer", "antwort", "respuesta"), group="v", validate=_answer_span
     ),
     _Rule(
         "password",
@@ -1206,7 +1268,7 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
             (
                 "secret-variable",
                 "name:",
-                r"(?i)name:[ \t]*[\"']?[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|PAT|AUTH|"
+                r"(?i)name:[ \t]*[\"']?[A-Z0-9_.-]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|PAT|AUTH|"
                 r"CREDENTIALS?)"
                 r"[A-Z0-9_]*[\"']?[ \t]*\n[ \t]*value:[ \t]*[\"']?(?P<v>[^\s\"']{4,})",
             ),
@@ -1318,7 +1380,8 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
             (
                 "url-password",
                 "://",
-                r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{1,15}://[^:/\s@\"']{1,64}:(?P<v>[^@\s/\"']{0,64}[#$][^@\s/\"']{0,64})@[\w.-]+",
+                r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{1,15}://[^:/\s@\"']{1,64}:(?P<v>[^@\s/\"']{0,64}["
+                r"#$][^@\s/\"']{0,64})@[\w.-]+",
             ),
             # Keys and tokens by their prefix.
             ("api-key", "absk", r"(?<![A-Za-z0-9])(?P<v>ABSK[A-Za-z0-9+/=]{40,})"),
@@ -1452,10 +1515,136 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
             ),
             # openvpn --auth-user-pass reads a file of two lines: the user, then the password.
             ("password", "auth-user-pass", r"auth-user-pass[^\n]*\n[ \t]*\S+[ \t]*\n[ \t]*(?P<v>\S{4,})"),
+            # The same rules opened by their other words.
+            (
+                "license-key",
+                "m code",
+                r"(?:claim|redeem|redemption|voucher|gift card|activation) code[^\n]{0,30}?"
+                r"(?P<v>(?-i:[A-Z0-9]{4,6}(?:-[A-Z0-9]{4,6}){2,4}))",
+            ),
+            (
+                "bank-account",
+                "sort code",
+                r"sort code[^\n0-9]{0,20}?(?P<v>[0-9]{2}-[0-9]{2}-[0-9]{2}[ \t]+[0-9]{8})(?![0-9])",
+            ),
+            # `net use Z: \\host\share /user:DOMAIN\name password`
+            (
+                "command-password",
+                "net use",
+                r"net[ \t]+use\b[^\n]*?[ \t]/user:\S+[ \t]+(?P<v>[^\s/\"'*]{4,})(?=[ \t]|$)",
+            ),
+            # An eBay Cert ID; a Yandex Cloud IAM token; a Zcash spending key; an AG Grid licence.
+            (
+                "api-key",
+                "prd-",
+                r"(?<![A-Za-z0-9])(?P<v>(?-i:PRD|SBX)-[0-9a-f]{12}(?:-[0-9a-f]{4}){4})(?![0-9a-f])",
+            ),
+            (
+                "api-key",
+                "sbx-",
+                r"(?<![A-Za-z0-9])(?P<v>(?-i:PRD|SBX)-[0-9a-f]{12}(?:-[0-9a-f]{4}){4})(?![0-9a-f])",
+            ),
+            ("token", "t1.", r"(?<![A-Za-z0-9.])(?P<v>(?-i:t1)\.[A-Za-z0-9_-]{40,}\.[A-Za-z0-9_-]{20,})"),
+            (
+                "private-key",
+                "secret-extended-key-",
+                r"(?P<v>secret-extended-key-(?:main|test)1[0-9a-z]{100,})",
+            ),
+            ("license-key", "using_this_", r"(?P<v>Using_this_[^\s\"']{40,})"),
+            # JSON written out in hex (`7b22…`, `{"`): a wallet's exported key (`lotus wallet export`).
+            ("private-key", "7b22", r"(?<![0-9a-f])(?P<v>7b22[0-9a-f]{96,})(?![0-9a-f])"),
+            # A one-time code read out in two groups ("the code, it's 879 246").
+            (
+                "pin",
+                "code",
+                r"\bcode\b[^\n0-9]{0,20}?(?<![0-9])(?P<v>[0-9]{3}[ -][0-9]{3})(?![0-9]|[ -][0-9])",
+            ),
+            # More secrets by their surroundings (the fourteenth corpus).
+            (
+                "bank-account",
+                "account number",
+                r"account (?:number|no\.?)[ \t]*(?:is[ \t]+|:[ \t]*)?(?P<v>[0-9]{8,17})(?![0-9])",
+            ),
+            (
+                "secret-variable",
+                "<name>",
+                r"<name>[^<]*(?:secret|password|passwd|token|credential)[^<]*</name>\s*<value>(?P<v>"
+                r"[^<]{4,})</value>",
+            ),
+            ("api-key", "cg-", r"(?<![A-Za-z0-9])(?P<v>(?-i:CG)-[A-Za-z0-9]{24,})"),
+            ("api-key", "$aact_", r"\$(?P<v>aact_[A-Za-z0-9_:$-]{20,})"),  # the `$` would read as a variable
+            ("api-key", "secret_live_", r"(?<![A-Za-z0-9])(?P<v>secret_(?:live|test)_[A-Za-z0-9.]{16,})"),
+            ("api-key", "secret_test_", r"(?<![A-Za-z0-9])(?P<v>secret_(?:live|test)_[A-Za-z0-9.]{16,})"),
+            ("api-key", "dns cloudflare", r"dns[ \t]+cloudflare[ \t]+(?P<v>[A-Za-z0-9_-]{30,})"),
+            ("token", ".p4tickets", r"=[\w.-]+:(?P<v>[0-9A-F]{32})(?![0-9A-F])"),
+            ("password", "password for '", r"password for '[^'\n]+':[ \t]*(?P<v>\S{6,})"),
+            # A number said to be a key or a passphrase: groups of digits, or one long run.
+            (
+                "credential",
+                "digit",
+                r"[0-9]+-digit[ \t]+(?:key|passphrase|code|pin|password)[^\n0-9]{0,40}?(?P<v>[0-9]{4"
+                r",6}(?:[ -][0-9]{4,6}){3,}|[0-9]{20,})",
+            ),
+            # A KeePass key file's key; the password Jenkins prints at its first start.
+            (
+                "private-key",
+                "<data",
+                r"<Key>\s*<Data(?:[ \t]+Hash=\"[0-9A-F]+\")?>\s*(?P<v>[0-9A-Fa-f "
+                r"\t\r\n]{32,}?|[A-Za-z0-9+/=]{32,})\s*</Data>",
+            ),
+            (
+                "password",
+                "proceed to installation",
+                r"proceed to installation:\s*(?P<v>[0-9a-f]{32})(?![0-9a-f])",
+            ),
+            # Bundler's credentials for a gem server: `bundle config gems.example.com user:pass`,
+            # `BUNDLE_GEMS__EXAMPLE__COM=user:pass`.
+            (
+                "credential",
+                "bundle config",
+                r"bundle config(?:[ \t]+set)?(?:[ \t]+--global)?[ \t]+[\w.-]+\.[a-z]+[ "
+                r"\t]+(?P<v>[^\s:]+:[^\s]{4,})",
+            ),
+            (
+                "credential",
+                "bundle_",
+                r"(?<![A-Za-z0-9_])BUNDLE_[A-Z0-9_]*__[A-Z0-9_]+=[\"']?(?P<v>[^\s:\"']+:[^\s\"']{4,})",
+            ),
+            # A test reporter's id is its token; so is a ThingsBoard device's MQTT user name.
+            ("token", "reporter_id", r"TEST_REPORTER_ID[\"']?[ \t]*[:=][ \t]*[\"']?(?P<v>[0-9a-f]{64})"),
+            (
+                "token",
+                "mosquitto_",
+                r"mosquitto_(?:pub|sub)\b[^\n]*?[ \t]-u[ \t]+[\"']?(?P<v>(?=[a-z]*[0-9])[A-Za-z0-9]{"
+                r"20})(?![A-Za-z0-9])",
+            ),
+            # A serial number in groups of digits, given to an installer.
+            (
+                "license-key",
+                "serial",
+                r"serial_?(?:number|no|key)?[\"']?[ \t]*[:=][ \t]*[\"']?(?P<v>[0-9A-Z]{4}(?:-[0-9A-Z"
+                r"]{4}){3,5})(?![0-9A-Z])",
+            ),
+            # A licence assigned a random-looking value (`$license = 'Owned-64fa…'`, not `license = "MIT"`).
+            (
+                "license-key",
+                "license",
+                r"license(?:_?key)?[\"']?[ \t]*[:=][ \t]*[\"'](?P<v>(?=[A-Za-z_-]*[0-9])[A-Za-z0-9_-"
+                r"]{20,128})[\"']",
+            ),
+            # A cookie in a HAR file: its name says it is a session, its value follows.
+            (
+                "session-cookie",
+                '"name"',
+                r"\"name\":[ \t]*\"[^\"]*(?:sess|sid|auth|token|jwt)[^\"]*\",[ \t]*\"value\":[ "
+                r"\t]*\"(?P<v>[^\"]{16,})\"",
+            ),
             (
                 "license-key",
                 "begin license",
-                r"-{3,}[ \t]*BEGIN LICENSE[ \t]*-{3,}(?P<v>[\s\S]{10,2000}?)(?:-{3,}[ \t]*END LICENSE|\Z)",
+                # the armour too: a licence's block is the licence
+                r"(?P<v>-{3,}[ \t]*BEGIN LICENSE(?: KEY)?[ \t]*-{3,}[\s\S]{10,2000}?"
+                r"(?:-{3,}[ \t]*END LICENSE(?: KEY)?[ \t]*-*|\Z))",
             ),
         )
     ),
@@ -1468,6 +1657,7 @@ _SECRET_NAME_NEEDLES = tuple(
     word + sep
     for word in (
         "key", "hash", "salt", "secret", "token", "sk", "skey", "seed", "auth", "cred", "credentials", "sig",
+        "keystring",
         "nsec", "mnemonic", "passphrase", "pass", "pwd", "encrypt", "admin", "root",
     )
     for sep in ("=", " =", ":", '"', "'")
@@ -1510,10 +1700,11 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
         # `EventApi("https://…", "7be0…")`, `create_default_logger("BBBwX93…")`): a key in code. Matched
         # where an opening quote follows a parenthesis or a comma (a folded rule).
         _lazy(
-            r"[(,][ \t]*(?P<q>[\"'])(?P<v>[A-Za-z0-9_+/=-]{20,128}|"
+            r"[(,][ \t]*(?:\r?\n[ \t]*)?b?(?P<q>[\"'])(?P<v>[A-Za-z0-9_+/=-]{20,128}|"
             r"(?=[^'\"]*[&!#%*@])[A-Za-z0-9_+/=&!#%*@-]{16,128})(?P=q)[ \t]*[,)]"
         ),
-        ('("', "('", ', "', ", '", ',"', ",'"),
+        # An argument on a line of its own follows `(` or `,` and a line break; `b"…"` is bytes.
+        ('("', "('", ', "', ", '", ',"', ",'", "(\n", ",\n", '(b"', "(b'"),
         group="v",
         validate=lambda m: _call_literal_ok(m.group("v")),
     ),
@@ -1533,7 +1724,7 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
         _lazy(
             # Matched where its word is (a folded rule): the word ends the name.
             r"(?i)(?P<name>(?:key|hash|salt|secret|token|sk|skey|seed|auth|cred|credentials|sig|nsec|"
-            r"mnemonic|"
+            r"mnemonic|keystring|"
             r"passphrase|pass|pwd|encrypt|admin|root)(?:_?[0-9])?)[\"']?\]?[ \t]*(?::=|=|:)[ \t]*"
             r"(?P<q>[\"'`]?)(?P<v>[^\s\"'`,;]{12,256})"
         ),
@@ -2444,6 +2635,7 @@ def _raw_candidates(text: str, ascii_text: bytes) -> Iterator[_Candidate]:
     yield from _scan_numbers(text)
     yield from _scan_credential_context(text, folded)
     yield from _scan_chosen_passwords(text)
+    yield from _scan_shapes(text, ascii_text)
     if not text.isascii():
         yield from _scan_unicode(text, priority + 1)
 
@@ -2538,13 +2730,21 @@ def _random_looking(value: str, strong: bool = False, near: bool = False) -> boo
     if len(joined) >= 2 and all(re.fullmatch(r"[A-Za-z]+[0-9]{0,3}|[0-9]{1,4}", part) for part in joined):
         return False  # `force_zip64=False`, `max_retry_count`: code, not a value
     if near and 8 <= len(v) < 12 and _has_digit_and_letter(v) and not _is_placeholder(v):
-        return "://" not in v and not v.startswith(("/", "./", "~", "$")) and not _EMAIL_OR_HOST.fullmatch(v)
+        return (
+            "://" not in v
+            and not v.startswith(("/", "./", "~"))
+            and not _shell_variable(v)
+            and not (_EMAIL_OR_HOST.fullmatch(v))
+        )
     if len(v) < 12:
         return False
-    plain = "://" not in v and not v.startswith(("/", "./", "~", "$")) and not _is_placeholder(v)
+    if _base64_key(v):
+        return True
+    plain = "://" not in v and not v.startswith(("/", "./", "~")) and not _shell_variable(v)
+    plain = plain and not _is_placeholder(v)
     if strong and plain and len(v) >= 12 and _has_digit_and_letter(v) and not _EMAIL_OR_HOST.fullmatch(v):
         return True
-    if len(v) < 12 or "://" in v or v.startswith(("/", "./", "~", "$")):
+    if len(v) < 12 or "://" in v or v.startswith(("/", "./", "~")) or _shell_variable(v):
         return False
     if "/" in v and (_FILE_END.search(v) or "*" in v):
         return False  # "keys in lang/pt_PT/*.php": a path or a glob, not a value
@@ -2563,7 +2763,30 @@ def _random_looking(value: str, strong: bool = False, near: bool = False) -> boo
         # One case and digits (`34bnizgj88ge3yngjfhfum5tugg2ys`), as many providers issue them.
         digits = sum(c.isdigit() for c in v) / len(v)
         return 0.15 <= digits <= 0.85
-    return (len(v) >= 16 and classes >= 3 and entropy >= 3.5) or (classes >= 4 and entropy >= 3.2)
+    # Sixteen random characters from 62 reach an entropy of 3.5 about one time in two.
+    least = 3.5 if len(v) >= 20 else 3.3
+    return (len(v) >= 16 and classes >= 3 and entropy >= least) or (classes >= 4 and entropy >= 3.2)
+
+
+_SHELL_NAME = regex_cache.compile(r"[A-Z0-9_]+|[a-z0-9_]+|[A-Za-z_][a-z0-9_]*|[{(].*")
+
+
+def _shell_variable(v: str) -> bool:
+    """`$HOME`, `$db_host`, `${X}`, `$(cmd)`, `$1`; not `$RKqBomcgN47`, which is a password."""
+    return v.startswith("$") and _SHELL_NAME.fullmatch(v[1:]) is not None
+
+
+_BASE64_KEY = regex_cache.compile(r"[A-Za-z0-9+/]{42,86}={1,2}|[A-Za-z0-9+/]{43,88}")
+
+
+def _base64_key(v: str) -> bool:
+    """A key of 32 to 64 bytes in base64 (`//7FDeh6INEg9S034aWSjqBaM33ZEAKfz65N6fD4pUU=`), which may
+    start with a slash: not a path, whose parts are short."""
+    if not _BASE64_KEY.fullmatch(v) or (len(v) % 4 and v.endswith("=")):
+        return False
+    if max(len(part) for part in v.split("/")) < 16:
+        return False
+    return any(c.isupper() for c in v) and any(c.islower() for c in v) and any(c.isdigit() for c in v)
 
 
 def _password_shaped(value: str) -> bool:
@@ -2640,7 +2863,8 @@ def _quoted_password(value: str) -> bool:
 # "the sim pin, it's 8003". The value follows the word, a few words and a verb.
 _TOLD_WORDS = (b"password", b"passphrase", b"passcode", b"login", b"wifi", b"wi-fi", b"pin")
 _TOLD = regex_cache.compile(
-    r"[ \t]*,?(?:[ \t]+[\w'-]+){0,6}?[ \t]+(?:is|was|to|it's|it is|=|:)[ \t]+(?:literally[ \t]+)?"
+    r"[ \t]*,?(?:(?:[ \t]+[\w'-]+){0,6}?[ \t]+(?:is|was|to|it's|it is)[ \t]+|[ \t]*[=:][ \t]*)"
+    r"(?:literally[ \t]+)?"
     r"(?:(?P<q>[\"“'])(?P<quoted>[^\"”'\n]{4,64})[\"”']|(?P<v>[^\s,;()\"'“]{4,64}))"
 )
 _WORDY_END = ("ly", "ed", "ing", "tion", "ment", "ness", "able", "ible")
@@ -2658,6 +2882,10 @@ def _told_value(word: bytes, m: re.Match[str]) -> tuple[int, int] | None:
     elif v.isdigit():
         ok = len(v) >= 6
     elif v.isalpha():
+        if word in (b"password", b"passphrase"):
+            words = _told_words(m.string, m.start("v"))
+            if words is not None:
+                return words
         ok = word == b"passphrase" and len(v) >= 12 and v.islower() and not v.endswith(_WORDY_END)
     elif word != b"login" and len(v) >= 8 and _has_digit_and_letter(v):
         ok = not _DOTTED.fullmatch(v) and not _DOTTED_NUMBER.fullmatch(v)  # a login may be a user name
@@ -2666,6 +2894,46 @@ def _told_value(word: bytes, m: re.Match[str]) -> tuple[int, int] | None:
     if not ok or _is_placeholder(v) or _EMAIL_OR_HOST.fullmatch(v) or "/" in v:
         return None
     return m.start("v"), m.start("v") + len(m.group("v").rstrip(".,:"))
+
+
+# A password of words said in a sentence ("the master password … is Canyon Velvet Sweater", "is
+# literally rainbow monkey summer with the spaces"): three to six words before a small word or the
+# clause's end, none of which says something of the password ("is stored in the vault").
+_TOLD_WORDS_RUN = regex_cache.compile(
+    r"(?:[A-Za-z]{2,12}|[0-9]{1,4})(?:[ \t]+(?:[A-Za-z]{2,12}|[0-9]{1,4})){2,5}"
+)
+_SAID_OF_A_PASSWORD = frozenset(
+    re.findall(
+        r"\S+",
+        "required wrong incorrect expired invalid correct right same different empty blank missing too "
+        "not no now still already set stored saved kept rotated changed reset generated shown sent hashed "
+        "encrypted long short weak strong case sensitive also always never being super really very just "
+        "only in on at of by via under inside somewhere here there what where which that the a an my our "
+        "your their mandatory optional needed necessary given known unknown managed handled fine ok okay "
+        "good bad hard easy simple random unique secure insecure default disabled enabled",
+    )
+)
+
+
+def _told_words(text: str, start: int) -> tuple[int, int] | None:
+    run = _TOLD_WORDS_RUN.match(text, start)
+    if run is None:
+        return None
+    words: list[re.Match[str]] = []
+    for word in re.finditer(r"\S+", run.group(0)):
+        low = word.group(0).lower()
+        if low in _SMALL_WORDS or low in _SAID_OF_A_PASSWORD or low in _SENTENCE_WORDS:
+            break
+        if len(low) <= 2 and low.isalpha():
+            break
+        words.append(word)
+    if len(words) < 3 or words[0].group(0).lower().endswith(_WORDY_END):
+        return None
+    if any(
+        w.group(0).lower() in ("password", "passphrase", "pass", "login", "user", "username") for w in words
+    ):
+        return None  # "password: password to use with username", a description
+    return start + words[0].start(), start + words[-1].end()
 
 
 def _word_ends(folded: bytes, words: tuple[bytes, ...]) -> Iterator[tuple[bytes, int]]:
@@ -2728,6 +2996,235 @@ def _scan_credential_context(text: str, folded: bytes) -> Iterator[_Candidate]:
                     end = m.start() + len(m.group(0).rstrip(".,:;!?)"))
                     yield m.start(), end, "credential", _GENERIC + 2
             i = folded.find(word, i + 1)
+
+
+# --------------------------------------------------------------------------------------------------------
+# Secrets known by their shape, with no word or prefix to find them by.
+
+# A key, a keystore or a certificate bundle pasted as base64 (`base64 upload.jks`, a `.p12`, a Chef
+# data bag secret): lines of base64 and nothing else, at least two, or one long one. A public
+# certificate or key block and an `ssh-rsa AAAA…` line are public, and left as they are.
+_BASE64_LINES = regex_cache.compile(
+    r"(?m)^[ \t]*(?P<v>[A-Za-z0-9+/_=-]{40,}(?:\r?\n[ \t]*[A-Za-z0-9+/_=-]{16,})*)[ \t]*\r?$"
+)
+_PUBLIC_ARMOUR = regex_cache.compile(r"-----BEGIN [A-Z0-9 ]*(?:CERTIFICATE|PUBLIC KEY)[A-Z0-9 ]*-----")
+_PUBLIC_KEY_LEAD = regex_cache.compile(r"(?:ssh-[a-z0-9]+|ecdsa-[a-z0-9-]+|sha(?:1|256|384|512)-?)[ \t]*$")
+
+
+def _hex_block(lines: list[str]) -> bool:
+    """Three lines and more of hex of one width (a licence's key, an exported wallet), but not a list
+    of digests: 32, 40, 64 or 128 digits to the line."""
+    width = len(lines[0])
+    return (
+        len(lines) >= 3
+        and width >= 40
+        and width not in (32, 40, 64, 128)
+        and all(len(line) == width or (line is lines[-1] and len(line) <= width) for line in lines)
+        and all(re.fullmatch(r"[0-9a-f]+|[0-9A-F]+", line) for line in lines)
+    )
+
+
+def _scan_base64_blocks(text: str) -> Iterator[_Candidate]:
+    if "\n" not in text:
+        return
+    for m in _BASE64_LINES.finditer(text):
+        v = m.group("v")
+        lines = v.split()
+        if len(lines) < 2 and len(v) < 60:
+            continue
+        if _hex_block(lines):
+            yield m.start("v"), m.end("v"), "secret", _GENERIC + 4
+            continue
+        if not (_mixed_case(m) and any(c.isdigit() for c in v)) or _entropy(v) < 4.5:
+            continue  # `----------…`, a row of `=`, words joined by dashes
+        if max(len(part) for part in re.split(r"[_-]+", v)) < 16:
+            continue  # identifiers and slugs joined by `_` or `-`
+        before = text[max(0, m.start() - 200) : m.start()]
+        if _PUBLIC_ARMOUR.search(before) and "PRIVATE" not in before[before.rfind("-----BEGIN") :]:
+            continue
+        yield m.start("v"), m.end("v"), "secret", _GENERIC + 4
+
+
+# A wallet's seed phrase or a paper key: twelve words and more in lower case with none of the small
+# words every sentence has ("cupboard autumn marble plunge elbow …").
+_WORD_RUN = regex_cache.compile(
+    r"(?<![\w'’-])[a-z]{3,8}(?:(?:[ \t]+|[ \t]*\r?\n[ \t]*)[a-z]{3,8}){11,24}(?![\w'’-])"
+)
+_WORD_IN_RUN = regex_cache.compile(r"[a-z]+")
+_SMALL_WORDS = frozenset(
+    # (not the words of the BIP39 list: "very", "only", "want", "that" may be words of a seed)
+    re.findall(
+        r"\S+",
+        "the and for with from are was were has had not but which who how would should could our your "
+        "their them its than these those been does did some many most out per via get got let using runs "
+        "files line lines tests see yes why may new her his him she let's i'm don't",
+    )
+)
+
+
+def _runs_of(ascii_text: bytes, mask: bytes, least: int) -> Iterator[tuple[int, int]]:
+    """Where `ascii_text` holds at least `least` characters in a row that `mask` maps to `a`: a
+    search for a literal, far cheaper than a pattern tried at every character."""
+    masked = ascii_text.translate(mask)
+    needle = b"a" * least
+    i = masked.find(needle)
+    while i != -1:
+        end = masked.find(b" ", i + least)
+        end = len(masked) if end == -1 else end
+        yield i, end
+        i = masked.find(needle, end)
+
+
+def _mask(chars: str) -> bytes:
+    return bytes(0x61 if chr(c) in chars else 0x20 for c in range(256))
+
+
+_WORD_RUN_MASK = _mask("abcdefghijklmnopqrstuvwxyz \t\r\n")
+_BASE64_MASK = _mask("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
+
+
+def _scan_word_runs(text: str, ascii_text: bytes) -> Iterator[_Candidate]:
+    # Twelve words of three letters and more are 47 characters of lower-case letters and spaces.
+    for start, end in _runs_of(ascii_text, _WORD_RUN_MASK, 47):
+        yield from _word_runs(text, start, end)
+
+
+def _word_runs(text: str, start: int, end: int) -> Iterator[_Candidate]:
+    for m in _WORD_RUN.finditer(text, start, end):
+        # The stretches between small words ("… giraffe burger\nhow do I …" ends at "how").
+        stretch: list[re.Match[str]] = []
+        for word in itertools.chain(_WORD_IN_RUN.finditer(text, m.start(), m.end()), (None,)):
+            if word is not None and word.group(0) not in _SMALL_WORDS:
+                stretch.append(word)
+                continue
+            words = [w.group(0) for w in stretch]
+            if len(words) >= 12 and len(set(words)) >= len(words) - 2:
+                yield stretch[0].start(), stretch[-1].end(), "private-key", _GENERIC + 4
+            stretch = []
+
+
+# `user:password` in base64, handed over as a string to authenticate with (a Basic header's
+# credentials, a Docker `auth`): a standalone token that decodes to a name, a colon and a password.
+_BASE64_TOKEN = regex_cache.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/]{16,200}={0,2}(?![A-Za-z0-9+/=_-])")
+_DECODED_CREDENTIAL = regex_cache.compile(rb"[\x21-\x39\x3b-\x7e]{1,64}:[\x20-\x7e]{4,128}")
+
+
+def _password_part(decoded: str) -> bool:
+    """What follows the colon is a password: six characters and more, not one plain word."""
+    password = decoded.split(":", 1)[1]
+    return len(password) >= 6 and not (password.isalpha() and (password.islower() or password.isupper()))
+
+
+def _scan_encoded_credentials(text: str, ascii_text: bytes) -> Iterator[_Candidate]:
+    for start, end in _runs_of(ascii_text, _BASE64_MASK, 16):
+        yield from _encoded_credentials(text, max(0, start - 1), min(len(text), end + 1))
+
+
+def _encoded_credentials(text: str, start: int, end: int) -> Iterator[_Candidate]:
+    for m in _BASE64_TOKEN.finditer(text, start, end):
+        v = m.group(0)
+        if len(v) % 4 or not _mixed_case(m):
+            continue
+        try:
+            decoded = base64.b64decode(v, validate=True)
+        except (binascii.Error, ValueError):
+            continue
+        if _DECODED_CREDENTIAL.fullmatch(decoded) and _password_part(decoded.decode("ascii")):
+            yield m.start(), m.end(), "credential", _GENERIC + 2
+
+
+# A mail relay's or a service's credentials file: `relay@acme.de:28PHqn-eGHq7jLB5` (Postfix
+# sasl_passwd, Exim passwd.client), an address, a colon, a password.
+_ADDRESS_PASSWORD = regex_cache.compile(
+    r"@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+:(?P<v>[^\s:@/\"'<>]{8,64})(?![^\s,;])"
+)
+
+
+def _scan_address_passwords(text: str) -> Iterator[_Candidate]:
+    at = text.find("@")
+    while at != -1:  # tried at each `@`, not at each word
+        m = _ADDRESS_PASSWORD.match(text, at)
+        if m is not None and at and (text[at - 1].isalnum() or text[at - 1] in "_.+-"):
+            v = m.group("v")
+            if _password_shaped(v) and not v.isdigit():
+                yield m.start("v"), m.end("v"), "password", _GENERIC + 3
+        at = text.find("@", at + 1)
+
+
+# A Markdown table with a column for passwords or tokens: every cell of that column below the header.
+_TABLE_SECRET_HEADER = regex_cache.compile(
+    r"(?i)^(?:password|passwd|pass|pw|pwd|secret|token|api[ _-]?key|access[ _-]?key|pin|passphrase)$"
+)
+
+
+def _scan_table_columns(text: str) -> Iterator[_Candidate]:
+    lines = text.split("\n")
+    offsets = list(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
+    column: int | None = None
+    for n, line in enumerate(lines):
+        cells = line.strip().strip("|").split("|") if line.lstrip().startswith("|") else None
+        if cells is None:
+            column = None
+            continue
+        names = [cell.strip() for cell in cells]
+        if column is None:
+            column = next((k for k, name in enumerate(names) if _TABLE_SECRET_HEADER.match(name)), None)
+            continue
+        if column >= len(names) or set(names[column]) <= set("-: "):
+            continue
+        value = names[column]
+        if len(value) < 4 or _is_placeholder(value) or " " in value:
+            continue
+        start = offsets[n] + line.index("|") + 1 + sum(len(c) + 1 for c in cells[:column])
+        start += len(cells[column]) - len(cells[column].lstrip())
+        yield start, start + len(value), "password", _GENERIC + 3
+
+
+# Recovery or backup codes, one to a line, announced as such ("the recovery codes npm showed me:").
+_CODE_LINE = regex_cache.compile(
+    r"[ \t]*(?:[-*•][ \t]+|[0-9]{1,2}[.)][ \t]+)?(?P<v>[A-Za-z0-9][A-Za-z0-9-]{6,62}[A-Za-z0-9])[ \t,]*\r?"
+)
+_CODES_WORDS = (
+    "code",
+    "codic",
+    "códig",
+    "codig",
+    "kod",
+    "backup",
+    "recovery",
+    "wiederherstellung",
+    "secours",
+)
+
+
+def _scan_code_lists(text: str) -> Iterator[_Candidate]:
+    lines = text.split("\n")
+    offsets = list(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
+    run: list[tuple[int, re.Match[str]]] = []
+    for n, line in enumerate([*lines, ""]):
+        m = _CODE_LINE.fullmatch(line)
+        if m is not None and (m.group("v").isdigit() or _has_digit_and_letter(m.group("v"))):
+            run.append((n, m))
+            continue
+        widths = [len(code.group("v")) for _, code in run]
+        if len(run) >= 3 and max(widths) - min(widths) <= 2:
+            before = text[max(0, offsets[run[0][0]] - 240) : offsets[run[0][0]]].lower()
+            if any(word in before for word in _CODES_WORDS):
+                for k, code in run:
+                    yield offsets[k] + code.start("v"), offsets[k] + code.end("v"), "credential", _GENERIC + 4
+        run = []
+
+
+def _scan_shapes(text: str, ascii_text: bytes) -> Iterator[_Candidate]:
+    yield from _scan_base64_blocks(text)
+    if text.count("\n") >= 3:
+        yield from _scan_code_lists(text)
+    yield from _scan_word_runs(text, ascii_text)
+    yield from _scan_encoded_credentials(text, ascii_text)
+    if "@" in text:
+        yield from _scan_address_passwords(text)
+    if "\n|" in text or text.lstrip().startswith("|"):  # a table's rows start with `|`
+        yield from _scan_table_columns(text)
 
 
 # Card numbers: 13 to 19 digits, Luhn-valid, from a card network's range (3, 4, 5, 6), written in
@@ -2862,7 +3359,31 @@ def redact(text: str) -> RedactionResult:
         if not found:
             break
         spans = _merge([(s, e, k, 0) for s, e, k in spans] + _to_original(spans, found))
+    again = _repeats(text, spans)
+    if again:
+        spans = _merge([(s, e, k, 0) for s, e, k in spans] + again)
+        out = _replace(text, spans)
     return RedactionResult(out, tuple(Redaction(kind, start, end) for start, end, kind in spans))
+
+
+def _repeats(text: str, spans: list[tuple[int, int, str]]) -> list[_Candidate]:
+    """The other places a redacted value stands in the text: the key in `apiKey = "e2d7…"` is in the
+    URL above it too, the PIN said in a sentence is in the command after it."""
+    taken = {(s, e) for s, e, _ in spans}
+    found: list[_Candidate] = []
+    for start, end, kind in spans:
+        value = text[start:end]
+        if len(value) < 4 or text.count(value) < 2:
+            continue
+        if not (value.isdigit() or _has_digit_and_letter(value)) or _is_placeholder(value):
+            continue  # only what no word, name or format string (`'%s:%s'`) could be too
+        i = text.find(value)
+        while i != -1:
+            j = i + len(value)
+            if (i, j) not in taken and not text[i - 1 : i].isalnum() and not text[j : j + 1].isalnum():
+                found.append((i, j, kind, _GENERIC))
+            i = text.find(value, j)
+    return found
 
 
 def contains_secret(text: str) -> bool:

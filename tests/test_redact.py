@@ -1217,3 +1217,148 @@ def test_a_vendor_prefix_and_a_random_body_is_a_key_whatever_the_vendor() -> Non
         "build-2026-12-01-nightly-artifact-upload-step",
     ):
         assert redact(text).text == text, text
+
+
+_BLOB = "2+G9JDigjhYtcxHJvqwAO2maNY+FE7qKVQAoOfXFICBjlraXN7afIXbDml3DqFKvLpIOKYh9aiH+9JCcJXXTkEueauwaNojNMgjs"
+_HEX = (
+    "e6529d9b720cf1ea733e7e672286bd26ff72ccd80531f83c37242f\n"
+    "54c75a61e45440bb4ec4d0697022713f5cc452c8033b2b2652503c\n"
+    "11c156328883ba54b4e94f46f90f324d477cd906f6450a5eae7052"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        # shapes with no word or prefix: a base64 file pasted in lines, hex lines of one width
+        (f"output of `base64 release.jks`:\n{_BLOB[:64]}\n{_BLOB[64:]}\nwhy is it corrupt?", _BLOB[64:]),
+        (f"rarreg.key:\nRAR registration data\nUID=1a2b3c\n{_HEX}\nwhere does it go?", _HEX.split()[1]),
+        # a seed phrase, with the question after it
+        (
+            "wallet backup:\nlobster canyon velvet orbit thunder maple\nfossil ribbon quartz lantern "
+            "harbor pepper\nhow do I check it offline?",
+            "lobster canyon velvet orbit thunder maple",
+        ),
+        (
+            "what is this string? ZGVwbG95Ok1MdE1GdlpoQXphUlpu looks like base64",
+            "ZGVwbG95Ok1MdE1GdlpoQXphUlpu",
+        ),
+        ("/etc/postfix/sasl_passwd\n[smtp.example.net]:587 relay@example.org:Vq7-hT2pLm9xR", "Vq7-hT2pLm9xR"),
+        ("| env | user | password |\n|---|---|---|\n| prod | app | 9NKX$Umo7buE |", "9NKX$Umo7buE"),
+        # a value said once and used again: the URL holds the key the assignment names
+        (
+            'url = "https://api.example.com/v6/hxyapx0f1ot3glv1mbgz09zi/latest"\n'
+            'apiKey = "hxyapx0f1ot3glv1mbgz09zi"',
+         "hxyapx0f1ot3glv1mbgz09zi"),
+        ("die SIM-PIN: 5183. mmcli -i 0 --pin=5183 sagt 'wrong PIN'", "5183"),
+        # passwords of words said in a sentence
+        ("the master password for the team vault is Granite Pelican Autumn. Safe?", "Granite Pelican Autumn"),
+        ("the password is literally copper walrus meadow with the spaces", "copper walrus meadow"),
+        (
+            "PresharedKey = /eBlB7ti6gqzm4Jh5LDkJgceXuw6o9NVCaOXL03Vfbw=",
+            "/eBlB7ti6gqzm4Jh5LDkJgceXuw6o9NVCaOXL03Vfbw=",
+        ),
+        ("here is the key from their dashboard: 9NKXUmo7buEgJGdS\nput it in the worker", "9NKXUmo7buEgJGdS"),
+        ("APIv3密钥是 Gk2mZ8qLx4Vt9RbN3wPy7HcJ5sDf6Ae1 ，商户号", "Gk2mZ8qLx4Vt9RbN3wPy7HcJ5sDf6Ae1"),
+        ("they texted me the code, it's 604 218 — enter it before it expires", "604 218"),
+        (
+            "the gift card claim code from the prize: QZ7D-9KMP4X-TR58, for the expense note",
+            "QZ7D-9KMP4X-TR58",
+        ),
+        ("sort code / account 20-41-17 73625184, name on the invoice", "73625184"),
+        (
+            "net use Z: \\\\fs01\\share /user:CORP\\svc_build lanternbrightfox /persistent:yes",
+            "lanternbrightfox",
+        ),
+        (
+            'jwt.encode(\n    {"sub": uid},\n    "Qm9vb3N0-xK2pL7vR4tY8wZ1nB5cF3hJ6",\n'
+            '    algorithm="HS256",\n)',
+         "Qm9vb3N0-xK2pL7vR4tY8wZ1nB5cF3hJ6"),
+        (
+            'f = Fernet(b"xdePKXxfVbyBJ2ux6zPvhYNCTTbORM3j2Zls3MKE3gw=")',
+            "xdePKXxfVbyBJ2ux6zPvhYNCTTbORM3j2Zls3MKE3gw=",
+        ),
+        ("APP_ENV=staging\nSHOP_KEYSTRING=hxyapx0f1ot3glv1mbgz09zi\n", "hxyapx0f1ot3glv1mbgz09zi"),
+        ("bundle config gems.example.pro 1a2b3c4d:9f8e7d6c", "1a2b3c4d:9f8e7d6c"),
+        (
+            '"cookies": [{"name": "__Host-sess", "value": "9NKXUmo7buEgJGdSx0f1ot3glv1m"}]',
+            "9NKXUmo7buEgJGdSx0f1ot3glv1m",
+        ),
+    ],
+)  # fmt: skip
+def test_secrets_in_the_shapes_the_eleventh_to_thirteenth_corpora_still_found(text: str, secret: str) -> None:
+    assert secret not in redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # twelve words and more, but prose: small words break the run
+        "we could move the build over to the new runners and then check whether the cache still works",
+        "lint typecheck unit integration smoke e2e: run them all before you say it is done",
+        # a public certificate block and an ssh public key are public
+        f"-----BEGIN CERTIFICATE-----\n{_BLOB[:64]}\n{_BLOB[64:]}\n-----END CERTIFICATE-----",
+        # a list of commit hashes, each 40 digits
+        "3f9a1c0e7b2d4a6f8e1c3b5d7f9a0c2e4b6d8f10\n" * 3,
+        # base64 of words, not of a name and a password; a format string used twice
+        "the header is aGVsbG8gd29ybGQgYWdhaW4= in the fixture",
+        "a = '%s:%s1' % (x, y)\nb = '%s:%s1' % (c, d)",
+        "the password is stored in the vault and rotated monthly",
+        "the password is too short for the policy",
+        "git@github.com:example/repo.git and admin@example.com:8080",
+        "| env | host | password |\n|---|---|---|\n| dev | db-dev | <ask ops> |",
+        'license = "SEE_LICENSE_IN_LICENSE_FILE"',
+        "echo $HOME $db_host ${TOKEN}",
+    ],
+)
+def test_what_the_shape_rules_leave_alone(text: str) -> None:
+    assert redact(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        (
+            "the recovery codes it showed me:\n\nK2P9QW7ZLM4X\n8RT3NV6YHB2C\nWQ5M1XZ8PD4K\nI'll vault them",
+            "8RT3NV6YHB2C",
+        ),
+        ('the security question is "first car?" and the answer I set was "Fiesta 2009". can you log in?',
+         "Fiesta 2009"),
+        ("pytają o imię psa — odpowiedź to Burek42. Jak się zaloguję?", "Burek42"),
+        ("payroll: account number 7730194528, routing is on the sheet", "7730194528"),
+        (
+            "<property>\n  <name>fs.s3a.secret.key</name>\n"
+            "  <value>q8Xz/Lp2Rk7Vb4Nw1Yt6Hc9Jm3Sd5Gf0Aa</value>",
+            "q8Xz/Lp2Rk7Vb4Nw1Yt6Hc9Jm3Sd5Gf0Aa",
+        ),
+        (
+            "the installer asks for the product key Q7KXM-2RTNB-9WJPV-H4CZL-6YD8F on every machine",
+            "Q7KXM-2RTNB-9WJPV-H4CZL-6YD8F",
+        ),
+        (
+            "the 30-digit passphrase is 48213 90412 55730 18264 73301 62958, restore keeps failing",
+            "48213 90412 55730",
+        ),
+        ("Apple sent the 6-digit code 731904 to my phone, run altool now", "731904"),
+        (
+            "La contrasenya de l'administrador del Moodle de l'escola és quill.harbor482. Migrem-lo",
+            "quill.harbor482",
+        ),
+        ("Password for 'https://git.example.com': Xk29-mwPq-77Lz\nremote: done", "Xk29-mwPq-77Lz"),
+    ],
+)  # fmt: skip
+def test_secrets_in_the_shapes_the_fourteenth_corpus_found(text: str, secret: str) -> None:
+    assert secret not in redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the answer is no, we keep the old runner",  # no question asked: an answer, not a secret's
+        "ticket list:\nPROJ-1234\nPROJ-1235\nPROJ-1236",  # no word for codes before it
+        "the code is in src/main.rs, about 1500 lines",
+        "uuid 123e4567-e89b-12d3-a456-426614174000 is the request",
+    ],
+)
+def test_what_the_fourteenth_corpus_rules_leave_alone(text: str) -> None:
+    assert redact(text).text == text

@@ -34,7 +34,7 @@ CORPORA = (
     "redteam-dev7",
     "redteam-dev9",
     "redteam-dev10",
-)  # redteam-dev11 (secrets) still has rows found end to end: scripts/eval_redteam.py --set dev11 --show
+)  # redteam-dev11 to dev14 (secrets) still have rows found end to end: eval_redteam.py --set dev14 --show
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
 from eval_redteam import secret_pieces  # noqa: E402

@@ -55,6 +55,7 @@ import base64
 import binascii
 import itertools
 import re
+import string
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -423,12 +424,6 @@ _PASSWORD_WORDS = (
 
 
 # Found only in text that is not ASCII (the literal search above cannot see these words).
-def _answer_ok(m: re.Match[str]) -> bool:
-    """An answer to an account's security question: the question is asked nearby."""
-    before = m.string[max(0, m.start() - 200) : m.start()].lower()
-    return not _in_marker(m) and any(word in before for word in _QUESTION_WORDS)
-
-
 _QUESTION_WORDS = ("question", "?", "вопрос", "pytają", "pytanie", "pregunta", "frage", "domanda", "pergunta")
 _ANSWER = (
     r"(?:answer|odpowiedź|odpowiedz|ответ|respuesta|antwort|réponse|reponse|risposta|resposta|antwoord)"
@@ -439,8 +434,12 @@ _ANSWER = (
 )
 
 
-def _answer_span(m: re.Match[str]) -> bool:
-    return _answer_ok(m) and not _is_placeholder(m.group("v"))
+def _answer_ok(m: re.Match[str]) -> bool:
+    """An answer to an account's security question: the question is asked nearby."""
+    before = m.string[max(0, m.start() - 200) : m.start()].lower()
+    if _in_marker(m) or _is_placeholder(m.group("v")):
+        return False
+    return any(word in before for word in _QUESTION_WORDS)
 
 
 _UNICODE_RULES: tuple[_Rule, ...] = (
@@ -449,7 +448,7 @@ _UNICODE_RULES: tuple[_Rule, ...] = (
         _lazy(_ANSWER, re.I),
         ("odpowied", "ответ", "réponse"),
         group="v",
-        validate=_answer_span,
+        validate=_answer_ok,
     ),
     _Rule(
         "password",
@@ -762,6 +761,391 @@ def _lb_ok(m: re.Match[str], _width: int) -> bool:
     return start == 0 or not m.string[start - 1].isalnum()
 
 
+# Credentials given to a command by its own flag (the fifth tuning corpus), and others found by
+# their surroundings: (kind, needle, pattern). A rule is opened by any of its needles; the value is
+# group `v`.
+_SURROUNDED: tuple[tuple[str, str | tuple[str, ...], str], ...] = (
+    # A Kubernetes env entry named for a secret, its value on the next line.
+    (
+        "secret-variable",
+        "name:",
+        r"(?i)name:[ \t]*[\"']?[A-Z0-9_.-]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|PAT|AUTH|"
+        r"CREDENTIALS?)"
+        r"[A-Z0-9_]*[\"']?[ \t]*\n[ \t]*value:[ \t]*[\"']?(?P<v>[^\s\"']{4,})",
+    ),
+    # A secret read out of a cluster, printed on the line below the command.
+    ("password", "base64", r"get secret[^\n]*\|[ \t]*base64 -{1,2}d(?:ecode)?[ \t]*\n(?P<v>\S{8,})"),
+    # Config files that name a secret and give it after a space.
+    ("password", "auth_pass", r"\bauth_pass[ \t]+(?P<v>\S{4,})"),
+    (
+        "password",
+        "md5",
+        r"(?:message-digest-key[ \t]+\d+[ \t]+md5|authentication-key)[ \t]+(?P<v>\S{4,})",
+    ),
+    ("password", "$9$", r"(?P<v>\$9\$[A-Za-z0-9./]{10,})"),
+    (
+        "password",
+        "monitor ",
+        r"MONITOR[ \t]+\S+[ \t]+\d+[ \t]+\S+[ \t]+(?P<v>\S{4,})[ \t]+(?:slave|master|primary|"
+        r"secondary)",
+    ),
+    (
+        "pin",
+        "pin",
+        r"[\"']?(?:pin|passcode|setup_?code|"
+        r"pairing_?code)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<v>[0-9]{3}-?[0-9]{2}-?[0-9]{3})(?![0-9])",
+    ),
+    # Z-Wave JS security keys: 32 hex under S0/S2 names.
+    ("secret-variable", ("s2_", "s0_"), r"(?i)\"S[02]_\w+\"[ \t]*:[ \t]*\"(?P<v>[0-9A-F]{32})\""),
+    # A YubiKey OTP: 44 modhex characters starting with the device id.
+    ("token", "cccc", r"(?<![a-z])(?P<v>c{6}[cbdefghijklnrtuv]{38})(?![a-z])"),
+    # The answer to a security question.
+    ("password", "maiden name", r"(?i)maiden name[ \t]*(?:is|:|=)[ \t]*(?P<v>[^\s.,;]{3,40})"),
+    (
+        "password",
+        "security answer",
+        r"(?i)security answer[ \t]*(?:is|:|=)[ \t]*(?P<v>[^\s.,;]{3,40})",
+    ),
+    # The one line of a password file, below its name ("my ~/.vault_pass.txt contains just:").
+    (
+        "password",
+        "vault_pass",
+        r"(?i)(?:vault_pass\w*|\.vault_password)[^\n]{0,60}\n[ \t]*(?P<v>\S{8,})",
+    ),
+    # Basic credentials written out before they are encoded: base64("id:secret").
+    ("password", "base64(", r"base64\([\"'][^\"':\s]+:(?P<v>[^\"'\s]{8,})[\"']\)"),
+    # Loggly's customer token, in an rsyslog template's structured data (its enterprise number).
+    (
+        "api-key",
+        "@41058",
+        r"\[(?P<v>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})@41058",
+    ),
+    # A pgbouncer userlist line: the user, then the password (not an md5 or SCRAM hash).
+    ("password", '" "', r"(?m)^[ \t]*\"[\w.@-]+\"[ \t]+\"(?P<v>(?!md5|SCRAM-)[^\"\s]{6,})\"[ \t]*$"),
+    # Commands that take a secret as an argument of their own.
+    ("command-password", "mysql", r"mysql\b[^\n|;&]*?[ \t]-p(?P<q>['\"])(?P<v>[^'\"\n]{4,})(?P=q)"),
+    ("command-password", "hdbsql", r"hdbsql\b[^\n|;&]*?[ \t]-p[ \t]+(?P<v>\S{4,})"),
+    ("command-password", "--pass ", r"--pass[ \t]+['\"]?(?P<v>[^\s'\"]{6,})"),
+    ("command-password", "taos", r"taos\b[^\n|;&]*?[ \t]-p(?P<v>[^\s'\"]{4,})"),
+    ("command-password", "/secure set", r"/secure[ \t]+set[ \t]+\S+[ \t]+(?P<v>\S{4,})"),
+    ("command-password", "-supw", r"-supw[ \t]+(?P<v>\S{4,})"),
+    ("api-key", "shodan init", r"shodan[ \t]+init[ \t]+(?P<v>[A-Za-z0-9]{16,})"),
+    ("api-key", "sem connect", r"sem[ \t]+connect[ \t]+\S+[ \t]+(?P<v>[A-Za-z0-9]{16,})"),
+    ("api-key", "anaconda", r"anaconda\b[^\n|;&]*?[ \t](?:-t|--token)[ \t]+(?P<v>\S{12,})"),
+    (
+        "license-key",
+        "-k ",
+        r"(?:install-license|licenses activate)[ \t]+-k[ "
+        r"\t]+(?P<v>[A-Z0-9]{4,6}(?:-[A-Z0-9]{4,6}){3,5})",
+    ),
+    (
+        "license-key",
+        "license",
+        r"vimsvc/license[ \t]+--set[ \t]+(?P<v>[A-Z0-9]{5}(?:-[A-Z0-9]{5}){4})",
+    ),
+    (
+        "license-key",
+        "nse",
+        r"(?i)licen[cs]e(?: key)?[ \t]*:[ \t]*(?P<v>(?-i:[A-Z0-9]{4,5}(?:-[A-Z0-9]{4,5}){3,5}))",
+    ),
+    (
+        "license-key",
+        "installationkey",
+        r"(?i)fileInstallationKey[ \t]*=[ \t]*(?P<v>[0-9]{5}(?:-[0-9]{5}){3,})",
+    ),
+    (
+        "license-key",
+        "t code",
+        r"(?i)(?:claim|wallet|gift card|redeem|voucher|"
+        r"gift) code[^\n]{0,30}?(?P<v>(?-i:[A-Z0-9]{4,6}(?:-[A-Z0-9]{4,6}){2,4}))",
+    ),
+    (
+        "bank-account",
+        "bsb",
+        r"(?i)(?:sort code|bsb)[^\n0-9]{0,20}?(?P<v>[0-9]{2,3}-[0-9]{2,3}(?:-[0-9]{2})?[ "
+        r"\t]+[0-9]{6,10})",
+    ),
+    ("bank-account", "a/c", r"(?i)a/c(?: no\.?| number)?[ \t]*:?[ \t]*(?P<v>[0-9]{9,18})"),
+    ("api-key", "account login", r"account[ \t]+login[ \t]+(?P<v>[0-9]{12,20})"),
+    # A URL whose user is a token (`https://5YCs…@push.fury.io`), a stream key, a function key.
+    ("url-password", "://", r"https?://(?P<v>[A-Za-z0-9_-]{16,})@[\w.-]+"),
+    ("api-key", "rtmp", r"rtmps?://[^\s/]+/live2?/(?P<v>[A-Za-z0-9-]{12,})"),
+    ("api-key", "code=", r"[?&]code=(?P<v>[A-Za-z0-9_-]{30,}={0,2})"),
+    (
+        "url-password",
+        "-u ",
+        r"(?:^|[ \t])-u[ \t]+['\"]?(?P<v>(?=[^:\s'\"]*[0-9])[A-Za-z0-9_.-]{16,}):[ \t'\"]",
+    ),
+    # A password in a connection URL that holds a '#' or a '$'.
+    (
+        "url-password",
+        "://",
+        r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{1,15}://[^:/\s@\"']{1,64}:(?P<v>[^@\s/\"']{0,64}["
+        r"#$][^@\s/\"']{0,64})@[\w.-]+",
+    ),
+    # Keys and tokens by their prefix.
+    ("api-key", "absk", r"(?<![A-Za-z0-9])(?P<v>ABSK[A-Za-z0-9+/=]{40,})"),
+    ("api-key", "_gsk_", r"(?<![A-Za-z0-9])(?P<v>(?:live|test)_g?sk_[A-Za-z0-9]{16,})"),
+    ("password", ":::", r":[0-9a-f]{32}:(?P<v>[0-9a-f]{32}):::"),
+    ("api-key", "incoming+", r"incoming\+[a-z0-9-]+?-(?P<v>[a-z0-9]{20,})-issue"),
+    ("private-key", "signify", r"untrusted comment: signify secret key[ \t]*\n(?P<v>\S{40,})"),
+    (
+        "private-key",
+        "contents",
+        r"(?i)(?:file contents|contains(?: just)?|"
+        r"output of `?base64[^\n]*)[ \t]*:?[ \t]*\n(?P<v>(?:[A-Za-z0-9+/=]{40,}[ \t]*\n?){1,60})",
+    ),
+    # An XML element named for a password (FileZilla's <Pass>, a config's <password>).
+    (
+        "password",
+        "<pass",
+        r"(?i)<(?:pass|password|passwd|secret|token|apikey)\b[^>]*>(?P<v>[^<]{4,})</",
+    ),
+    ("command-password", "net user", r"(?i)net[ \t]+user[ \t]+\S+[ \t]+(?P<v>[^\s/*]{4,})[ \t]+/add"),
+    ("password", "walletpassphrase", r"walletpassphrase[ \t]+[\"'](?P<v>[^\"'\n]{4,})[\"']"),
+    ("api-key", "wordpress_logged_in_", r"wordpress_logged_in_[0-9a-f]{32}=(?P<v>[^;\s\"']{16,})"),
+    ("private-key", '"d"', r"\"d\"[ \t]*:[ \t]*\"(?P<v>[A-Za-z0-9_-]{32,})\""),
+    (
+        "private-key",
+        "signingkey",
+        r"SigningKey[^\n]*\n(?:[^\n]*\n){0,2}[^\n]*\"cborHex\"[ \t]*:[ \t]*\"(?P<v>[0-9a-f]{64,})\"",
+    ),
+    ("api-key", "macaroon", r"(?i)macaroon[^\n]{0,120}\n?[ \t]*(?P<v>[0-9a-f]{64,})"),
+    ("url-password", "aws://", r"aws://[^:\s/]+:(?P<v>[^@\s]{16,})@"),
+    ("api-key", "auth_token", r"(?<![A-Za-z0-9])AC[0-9a-f]{32},(?P<v>[0-9a-f]{32})(?![0-9a-f])"),
+    (
+        "webhook",
+        "hooks.slack.com",
+        r"(?i)hooks\.slack\.com(?:/|%2F)services(?:/|%2F)(?P<v>T[A-Z0-9]+(?:/|%2F)B[A-Z0-9]+(?:/|"
+        r"%2F)[A-Za-z0-9]{16,})",
+    ),
+    # A secret in an Apple property list: the key names it, the string holds it.
+    (
+        "api-key",
+        "</key>",
+        r"<key>[^<]*(?:Secret|Token|Password|ApiKey|APIKey|"
+        r"PrivateKey)[^<]*</key>[ \t]*\n?[ \t]*<string>(?P<v>[^<\s]{8,})</string>",
+    ),
+    # A cookie or session handed on in YAML: the value under its name.
+    (
+        "api-key",
+        "name:",
+        r"(?i)name:[ \t]*[\"']?(?:myacinfo|dqsid|"
+        r"[a-z_]*session[a-z_]*)[\"']?[ \t]*\n[ \t]*value:[ \t]*[\"']?(?P<v>[^\s\"']{16,})",
+    ),
+    # Seed words after a word for them: "seed: click bread close …", "share 1:\n analysis blue …".
+    (
+        "seed-phrase",
+        "seed",
+        r"(?i)(?:seed|mnemonic|recovery (?:phrase|words|sheet)|share \d|backup (?:phrase|sheet)|"
+        r"secret phrase|passphrase|paper key)[^\n]{0,100}\n?[^\n]{0,60}?"
+        r"(?P<v>(?:\b[a-z]{3,9}[ \t\n]+){11,24}[a-z]{3,9}\b)",
+    ),
+    (
+        "seed-phrase",
+        "mnemonic",
+        r"(?i)(?:mnemonic)[^\n]{0,100}\n?[^\n]{0,60}?(?P<v>(?:\b[a-z]{3,9}[ "
+        r"\t]+){11,24}[a-z]{3,9}\b)",
+    ),
+    (
+        "seed-phrase",
+        "share ",
+        r"(?i)(?:share \d)[^\n]{0,100}\n?[^\n]{0,60}?(?P<v>(?:\b[a-z]{3,9}[ "
+        r"\t]+){11,24}[a-z]{3,9}\b)",
+    ),
+    # Private keys in blocks other than PEM's: NATS credentials, SSH.com's, OpenVPN's static key.
+    (
+        "private-key",
+        "begin nats",
+        r"-{4,5}[ \t]?BEGIN[ \t]NATS USER JWT[ \t]?-{4,5}"
+        r"(?P<v>[\s\S]{10,6000}?)(?:-{4,5}[ \t]?END|\Z)",
+    ),
+    (
+        "private-key",
+        "begin user nkey",
+        r"-{4,5}[ \t]?BEGIN[ \t]USER NKEY SEED[ \t]?-{4,5}"
+        r"(?P<v>[\s\S]{10,6000}?)(?:-{4,5}[ \t]?END|\Z)",
+    ),
+    (
+        "private-key",
+        "begin openvpn",
+        r"-{4,5}[ \t]?BEGIN[ \t]OpenVPN Static key V1[ \t]?-{4,5}"
+        r"(?P<v>[\s\S]{10,6000}?)(?:-{4,5}[ \t]?END|\Z)",
+    ),
+    (
+        "private-key",
+        "minisign",
+        r"untrusted comment: minisign (?:encrypted )?secret key[ \t]*\n(?P<v>\S{40,})",
+    ),
+    ("command-password", "ipmitool", r"ipmitool\b[^\n|;&]*?[ \t]-P[ \t]+[\"']?(?P<v>[^\s\"']{4,})"),
+    (
+        "command-password",
+        "snmp",
+        r"snmp(?:walk|bulkwalk|get|getnext|bulkget|set|table|trap|netstat|df)\b[^\n|;&]*?"
+        r"[ \t]-[cAX][ \t]+[\"']?(?P<v>[^\s\"']{4,})",
+    ),
+    ("command-password", "-password", r"(?<![\w-])-password[ \t=]+[\"']?(?P<v>[^\s\"']{4,})"),
+    ("license-key", "-serial", r"(?<![\w-])-serial[ \t=]+(?P<v>[A-Z0-9]{2}(?:-[A-Z0-9]{4}){3,5})"),
+    (
+        "command-password",
+        "net use",
+        r"net[ \t]+use\b[^\n]*?[ \t]\\\\\S+[ \t]+(?P<v>[^\s/\"']{4,})[ \t]+/user",
+    ),
+    ("license-key", "/ipk", r"/ipk[ \t]+(?P<v>(?:[A-Z0-9]{5}-){4}[A-Z0-9]{5})"),
+    ("password", "psk", r"\bPSK[ \t]+[\"'](?P<v>[^\"'\n]{4,})[\"']"),
+    ("password", "key content", r"Key Content[ \t]*:[ \t]*(?P<v>\S{4,})"),
+    ("api-key", "local key", r"local[ _]key[ \t]*[:=]?[ \t]+(?P<v>\S{8,})"),
+    ("api-key", "contribsys", r"contribsys\.com[ \t:=]+(?P<v>[0-9a-f]{8}:[0-9a-f]{8})"),
+    ("api-key", "ser.", r"(?<![\w.])(?P<v>ser\.[A-Za-z0-9]{20,})"),
+    # "client_id 94f8… / secret 671c…": a secret named, then a long run of hex or base62
+    ("api-key", "secret ", r"\bsecret[ \t]+(?P<v>(?=[A-Za-z]*[0-9])[A-Za-z0-9]{24,})(?![A-Za-z0-9])"),
+    # Indonesian: "password vps-nya C4ctus80#"
+    ("password", "-nya", r"password[ \t]+\S+-nya[ \t]+(?P<v>[^\s,;]{6,})"),
+    (
+        "secret-variable",
+        "dockerconfigjson",
+        r"\.dockerconfigjson[\"']?[ \t]*:[ \t]*[\"']?(?P<v>[A-Za-z0-9+/=]{20,})",
+    ),
+    # The same value as a YAML block, wrapped at 76 columns the way `base64` prints it.
+    (
+        "secret-variable",
+        "dockerconfigjson",
+        r"\.dockerconfigjson[\"']?[ \t]*:[ \t]*[|>][-+]?[ \t]*\n"
+        r"(?P<v>(?:[ \t]+[A-Za-z0-9+/=]{16,}[ \t]*(?:\n|$))+)",
+    ),
+    # openvpn --auth-user-pass reads a file of two lines: the user, then the password.
+    ("password", "auth-user-pass", r"auth-user-pass[^\n]*\n[ \t]*\S+[ \t]*\n[ \t]*(?P<v>\S{4,})"),
+    # The same rules opened by their other words.
+    (
+        "license-key",
+        "m code",
+        r"(?:claim|redeem|redemption|voucher|gift card|activation) code[^\n]{0,30}?"
+        r"(?P<v>(?-i:[A-Z0-9]{4,6}(?:-[A-Z0-9]{4,6}){2,4}))",
+    ),
+    (
+        "bank-account",
+        "sort code",
+        r"sort code[^\n0-9]{0,20}?(?P<v>[0-9]{2}-[0-9]{2}-[0-9]{2}[ \t]+[0-9]{8})(?![0-9])",
+    ),
+    # `net use Z: \\host\share /user:DOMAIN\name password`
+    (
+        "command-password",
+        "net use",
+        r"net[ \t]+use\b[^\n]*?[ \t]/user:\S+[ \t]+(?P<v>[^\s/\"'*]{4,})(?=[ \t]|$)",
+    ),
+    # An eBay Cert ID; a Yandex Cloud IAM token; a Zcash spending key; an AG Grid licence.
+    (
+        "api-key",
+        ("prd-", "sbx-"),
+        r"(?<![A-Za-z0-9])(?P<v>(?-i:PRD|SBX)-[0-9a-f]{12}(?:-[0-9a-f]{4}){4})(?![0-9a-f])",
+    ),
+    ("token", "t1.", r"(?<![A-Za-z0-9.])(?P<v>(?-i:t1)\.[A-Za-z0-9_-]{40,}\.[A-Za-z0-9_-]{20,})"),
+    (
+        "private-key",
+        "secret-extended-key-",
+        r"(?P<v>secret-extended-key-(?:main|test)1[0-9a-z]{100,})",
+    ),
+    ("license-key", "using_this_", r"(?P<v>Using_this_[^\s\"']{40,})"),
+    # JSON written out in hex (`7b22…`, `{"`): a wallet's exported key (`lotus wallet export`).
+    ("private-key", "7b22", r"(?<![0-9a-f])(?P<v>7b22[0-9a-f]{96,})(?![0-9a-f])"),
+    # A one-time code read out in two groups ("the code, it's 879 246").
+    (
+        "pin",
+        "code",
+        r"\bcode\b[^\n0-9]{0,20}?(?<![0-9])(?P<v>[0-9]{3}[ -][0-9]{3})(?![0-9]|[ -][0-9])",
+    ),
+    # More secrets by their surroundings (the fourteenth corpus).
+    (
+        "bank-account",
+        "account number",
+        r"account (?:number|no\.?)[ \t]*(?:is[ \t]+|:[ \t]*)?(?P<v>[0-9]{8,17})(?![0-9])",
+    ),
+    (
+        "secret-variable",
+        "<name>",
+        r"<name>[^<]*(?:secret|password|passwd|token|credential)[^<]*</name>\s*<value>(?P<v>"
+        r"[^<]{4,})</value>",
+    ),
+    ("api-key", "cg-", r"(?<![A-Za-z0-9])(?P<v>(?-i:CG)-[A-Za-z0-9]{24,})"),
+    ("api-key", "$aact_", r"\$(?P<v>aact_[A-Za-z0-9_:$-]{20,})"),  # the `$` would read as a variable
+    (
+        "api-key",
+        ("secret_live_", "secret_test_"),
+        r"(?<![A-Za-z0-9])(?P<v>secret_(?:live|test)_[A-Za-z0-9.]{16,})",
+    ),
+    ("api-key", "dns cloudflare", r"dns[ \t]+cloudflare[ \t]+(?P<v>[A-Za-z0-9_-]{30,})"),
+    ("token", ".p4tickets", r"=[\w.-]+:(?P<v>[0-9A-F]{32})(?![0-9A-F])"),
+    ("password", "password for '", r"password for '[^'\n]+':[ \t]*(?P<v>\S{6,})"),
+    # A number said to be a key or a passphrase: groups of digits, or one long run.
+    (
+        "credential",
+        "digit",
+        r"[0-9]+-digit[ \t]+(?:key|passphrase|code|pin|password)[^\n0-9]{0,40}?(?P<v>[0-9]{4"
+        r",6}(?:[ -][0-9]{4,6}){3,}|[0-9]{20,})",
+    ),
+    # A KeePass key file's key; the password Jenkins prints at its first start.
+    (
+        "private-key",
+        "<data",
+        r"<Key>\s*<Data(?:[ \t]+Hash=\"[0-9A-F]+\")?>\s*(?P<v>[0-9A-Fa-f "
+        r"\t\r\n]{32,}?|[A-Za-z0-9+/=]{32,})\s*</Data>",
+    ),
+    (
+        "password",
+        "proceed to installation",
+        r"proceed to installation:\s*(?P<v>[0-9a-f]{32})(?![0-9a-f])",
+    ),
+    # Bundler's credentials for a gem server: `bundle config gems.example.com user:pass`,
+    # `BUNDLE_GEMS__EXAMPLE__COM=user:pass`.
+    (
+        "credential",
+        "bundle config",
+        r"bundle config(?:[ \t]+set)?(?:[ \t]+--global)?[ \t]+[\w.-]+\.[a-z]+[ "
+        r"\t]+(?P<v>[^\s:]+:[^\s]{4,})",
+    ),
+    (
+        "credential",
+        "bundle_",
+        r"(?<![A-Za-z0-9_])BUNDLE_[A-Z0-9_]*__[A-Z0-9_]+=[\"']?(?P<v>[^\s:\"']+:[^\s\"']{4,})",
+    ),
+    # A test reporter's id is its token; so is a ThingsBoard device's MQTT user name.
+    ("token", "reporter_id", r"TEST_REPORTER_ID[\"']?[ \t]*[:=][ \t]*[\"']?(?P<v>[0-9a-f]{64})"),
+    (
+        "token",
+        "mosquitto_",
+        r"mosquitto_(?:pub|sub)\b[^\n]*?[ \t]-u[ \t]+[\"']?(?P<v>(?=[a-z]*[0-9])[A-Za-z0-9]{"
+        r"20})(?![A-Za-z0-9])",
+    ),
+    # A serial number in groups of digits, given to an installer.
+    (
+        "license-key",
+        "serial",
+        r"serial_?(?:number|no|key)?[\"']?[ \t]*[:=][ \t]*[\"']?(?P<v>[0-9A-Z]{4}(?:-[0-9A-Z"
+        r"]{4}){3,5})(?![0-9A-Z])",
+    ),
+    # A licence assigned a random-looking value (`$license = 'Owned-64fa…'`, not `license = "MIT"`).
+    (
+        "license-key",
+        "license",
+        r"license(?:_?key)?[\"']?[ \t]*[:=][ \t]*[\"'](?P<v>(?=[A-Za-z_-]*[0-9])[A-Za-z0-9_-"
+        r"]{20,128})[\"']",
+    ),
+    # A cookie in a HAR file: its name says it is a session, its value follows.
+    (
+        "session-cookie",
+        '"name"',
+        r"\"name\":[ \t]*\"[^\"]*(?:sess|sid|auth|token|jwt)[^\"]*\",[ \t]*\"value\":[ "
+        r"\t]*\"(?P<v>[^\"]{16,})\"",
+    ),
+    (
+        "license-key",
+        "begin license",
+        # the armour too: a licence's block is the licence
+        r"(?P<v>-{3,}[ \t]*BEGIN LICENSE(?: KEY)?[ \t]*-{3,}[\s\S]{10,2000}?"
+        r"(?:-{3,}[ \t]*END LICENSE(?: KEY)?[ \t]*-*|\Z))",
+    ),
+)
+
 # Secrets found by their surroundings; case-sensitive literals searched in the whole text.
 _CONTEXT_RULES: tuple[_Rule, ...] = (
     _Rule(
@@ -1042,7 +1426,7 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
         validate=lambda m: not _is_placeholder(m.group("v")),
     ),
     _Rule(
-        "password", _lazy(_ANSWER, re.I), ("answer", "antwort", "respuesta"), group="v", validate=_answer_span
+        "password", _lazy(_ANSWER, re.I), ("answer", "antwort", "respuesta"), group="v", validate=_answer_ok
     ),
     _Rule(
         "password",
@@ -1254,399 +1638,15 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
         # `host:8080?q=a@b` is a port and a query, not a user and a password
         validate=lambda m: _url_password_ok(m) and not _PORT_THEN_QUERY.match(m.group("v")),
     ),
-    # Credentials given to a command by its own flag (the fifth tuning corpus): each tool's flag.
     *(
         _Rule(
             kind,
             _lazy(pattern, re.I | re.A),
-            (needle,),
+            (needle,) if isinstance(needle, str) else needle,
             group="v",
             validate=lambda m: not _is_placeholder(m.group("v")),
         )
-        for kind, needle, pattern in (
-            # A Kubernetes env entry named for a secret, its value on the next line.
-            (
-                "secret-variable",
-                "name:",
-                r"(?i)name:[ \t]*[\"']?[A-Z0-9_.-]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|PAT|AUTH|"
-                r"CREDENTIALS?)"
-                r"[A-Z0-9_]*[\"']?[ \t]*\n[ \t]*value:[ \t]*[\"']?(?P<v>[^\s\"']{4,})",
-            ),
-            # A secret read out of a cluster, printed on the line below the command.
-            ("password", "base64", r"get secret[^\n]*\|[ \t]*base64 -{1,2}d(?:ecode)?[ \t]*\n(?P<v>\S{8,})"),
-            # Config files that name a secret and give it after a space.
-            ("password", "auth_pass", r"\bauth_pass[ \t]+(?P<v>\S{4,})"),
-            (
-                "password",
-                "md5",
-                r"(?:message-digest-key[ \t]+\d+[ \t]+md5|authentication-key)[ \t]+(?P<v>\S{4,})",
-            ),
-            ("password", "$9$", r"(?P<v>\$9\$[A-Za-z0-9./]{10,})"),
-            (
-                "password",
-                "monitor ",
-                r"MONITOR[ \t]+\S+[ \t]+\d+[ \t]+\S+[ \t]+(?P<v>\S{4,})[ \t]+(?:slave|master|primary|"
-                r"secondary)",
-            ),
-            (
-                "pin",
-                "pin",
-                r"[\"']?(?:pin|passcode|setup_?code|"
-                r"pairing_?code)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<v>[0-9]{3}-?[0-9]{2}-?[0-9]{3})(?![0-9])",
-            ),
-            # Z-Wave JS security keys: 32 hex under S0/S2 names.
-            ("secret-variable", "s2_", r"(?i)\"S[02]_\w+\"[ \t]*:[ \t]*\"(?P<v>[0-9A-F]{32})\""),
-            ("secret-variable", "s0_", r"(?i)\"S[02]_\w+\"[ \t]*:[ \t]*\"(?P<v>[0-9A-F]{32})\""),
-            # A YubiKey OTP: 44 modhex characters starting with the device id.
-            ("token", "cccc", r"(?<![a-z])(?P<v>c{6}[cbdefghijklnrtuv]{38})(?![a-z])"),
-            # The answer to a security question.
-            ("password", "maiden name", r"(?i)maiden name[ \t]*(?:is|:|=)[ \t]*(?P<v>[^\s.,;]{3,40})"),
-            (
-                "password",
-                "security answer",
-                r"(?i)security answer[ \t]*(?:is|:|=)[ \t]*(?P<v>[^\s.,;]{3,40})",
-            ),
-            # The one line of a password file, below its name ("my ~/.vault_pass.txt contains just:").
-            (
-                "password",
-                "vault_pass",
-                r"(?i)(?:vault_pass\w*|\.vault_password)[^\n]{0,60}\n[ \t]*(?P<v>\S{8,})",
-            ),
-            # Basic credentials written out before they are encoded: base64("id:secret").
-            ("password", "base64(", r"base64\([\"'][^\"':\s]+:(?P<v>[^\"'\s]{8,})[\"']\)"),
-            # Loggly's customer token, in an rsyslog template's structured data (its enterprise number).
-            (
-                "api-key",
-                "@41058",
-                r"\[(?P<v>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})@41058",
-            ),
-            # A pgbouncer userlist line: the user, then the password (not an md5 or SCRAM hash).
-            ("password", '" "', r"(?m)^[ \t]*\"[\w.@-]+\"[ \t]+\"(?P<v>(?!md5|SCRAM-)[^\"\s]{6,})\"[ \t]*$"),
-            # Commands that take a secret as an argument of their own.
-            ("command-password", "mysql", r"mysql\b[^\n|;&]*?[ \t]-p(?P<q>['\"])(?P<v>[^'\"\n]{4,})(?P=q)"),
-            ("command-password", "hdbsql", r"hdbsql\b[^\n|;&]*?[ \t]-p[ \t]+(?P<v>\S{4,})"),
-            ("command-password", "--pass ", r"--pass[ \t]+['\"]?(?P<v>[^\s'\"]{6,})"),
-            ("command-password", "taos", r"taos\b[^\n|;&]*?[ \t]-p(?P<v>[^\s'\"]{4,})"),
-            ("command-password", "/secure set", r"/secure[ \t]+set[ \t]+\S+[ \t]+(?P<v>\S{4,})"),
-            ("command-password", "-supw", r"-supw[ \t]+(?P<v>\S{4,})"),
-            ("api-key", "shodan init", r"shodan[ \t]+init[ \t]+(?P<v>[A-Za-z0-9]{16,})"),
-            ("api-key", "sem connect", r"sem[ \t]+connect[ \t]+\S+[ \t]+(?P<v>[A-Za-z0-9]{16,})"),
-            ("api-key", "anaconda", r"anaconda\b[^\n|;&]*?[ \t](?:-t|--token)[ \t]+(?P<v>\S{12,})"),
-            (
-                "license-key",
-                "-k ",
-                r"(?:install-license|licenses activate)[ \t]+-k[ "
-                r"\t]+(?P<v>[A-Z0-9]{4,6}(?:-[A-Z0-9]{4,6}){3,5})",
-            ),
-            (
-                "license-key",
-                "license",
-                r"vimsvc/license[ \t]+--set[ \t]+(?P<v>[A-Z0-9]{5}(?:-[A-Z0-9]{5}){4})",
-            ),
-            (
-                "license-key",
-                "nse",
-                r"(?i)licen[cs]e(?: key)?[ \t]*:[ \t]*(?P<v>(?-i:[A-Z0-9]{4,5}(?:-[A-Z0-9]{4,5}){3,5}))",
-            ),
-            (
-                "license-key",
-                "installationkey",
-                r"(?i)fileInstallationKey[ \t]*=[ \t]*(?P<v>[0-9]{5}(?:-[0-9]{5}){3,})",
-            ),
-            (
-                "license-key",
-                "t code",
-                r"(?i)(?:claim|wallet|gift card|redeem|voucher|"
-                r"gift) code[^\n]{0,30}?(?P<v>(?-i:[A-Z0-9]{4,6}(?:-[A-Z0-9]{4,6}){2,4}))",
-            ),
-            (
-                "bank-account",
-                "bsb",
-                r"(?i)(?:sort code|bsb)[^\n0-9]{0,20}?(?P<v>[0-9]{2,3}-[0-9]{2,3}(?:-[0-9]{2})?[ "
-                r"\t]+[0-9]{6,10})",
-            ),
-            ("bank-account", "a/c", r"(?i)a/c(?: no\.?| number)?[ \t]*:?[ \t]*(?P<v>[0-9]{9,18})"),
-            ("api-key", "account login", r"account[ \t]+login[ \t]+(?P<v>[0-9]{12,20})"),
-            # A URL whose user is a token (`https://5YCs…@push.fury.io`), a stream key, a function key.
-            ("url-password", "://", r"https?://(?P<v>[A-Za-z0-9_-]{16,})@[\w.-]+"),
-            ("api-key", "rtmp", r"rtmps?://[^\s/]+/live2?/(?P<v>[A-Za-z0-9-]{12,})"),
-            ("api-key", "code=", r"[?&]code=(?P<v>[A-Za-z0-9_-]{30,}={0,2})"),
-            (
-                "url-password",
-                "-u ",
-                r"(?:^|[ \t])-u[ \t]+['\"]?(?P<v>(?=[^:\s'\"]*[0-9])[A-Za-z0-9_.-]{16,}):[ \t'\"]",
-            ),
-            # A password in a connection URL that holds a '#' or a '$'.
-            (
-                "url-password",
-                "://",
-                r"(?<![a-z0-9+.-])[a-z][a-z0-9+.-]{1,15}://[^:/\s@\"']{1,64}:(?P<v>[^@\s/\"']{0,64}["
-                r"#$][^@\s/\"']{0,64})@[\w.-]+",
-            ),
-            # Keys and tokens by their prefix.
-            ("api-key", "absk", r"(?<![A-Za-z0-9])(?P<v>ABSK[A-Za-z0-9+/=]{40,})"),
-            ("api-key", "_gsk_", r"(?<![A-Za-z0-9])(?P<v>(?:live|test)_g?sk_[A-Za-z0-9]{16,})"),
-            ("password", ":::", r":[0-9a-f]{32}:(?P<v>[0-9a-f]{32}):::"),
-            ("api-key", "incoming+", r"incoming\+[a-z0-9-]+?-(?P<v>[a-z0-9]{20,})-issue"),
-            ("private-key", "signify", r"untrusted comment: signify secret key[ \t]*\n(?P<v>\S{40,})"),
-            (
-                "private-key",
-                "contents",
-                r"(?i)(?:file contents|contains(?: just)?|"
-                r"output of `?base64[^\n]*)[ \t]*:?[ \t]*\n(?P<v>(?:[A-Za-z0-9+/=]{40,}[ \t]*\n?){1,60})",
-            ),
-            # An XML element named for a password (FileZilla's <Pass>, a config's <password>).
-            (
-                "password",
-                "<pass",
-                r"(?i)<(?:pass|password|passwd|secret|token|apikey)\b[^>]*>(?P<v>[^<]{4,})</",
-            ),
-            ("command-password", "net user", r"(?i)net[ \t]+user[ \t]+\S+[ \t]+(?P<v>[^\s/*]{4,})[ \t]+/add"),
-            ("password", "walletpassphrase", r"walletpassphrase[ \t]+[\"'](?P<v>[^\"'\n]{4,})[\"']"),
-            ("api-key", "wordpress_logged_in_", r"wordpress_logged_in_[0-9a-f]{32}=(?P<v>[^;\s\"']{16,})"),
-            ("private-key", '"d"', r"\"d\"[ \t]*:[ \t]*\"(?P<v>[A-Za-z0-9_-]{32,})\""),
-            (
-                "private-key",
-                "signingkey",
-                r"SigningKey[^\n]*\n(?:[^\n]*\n){0,2}[^\n]*\"cborHex\"[ \t]*:[ \t]*\"(?P<v>[0-9a-f]{64,})\"",
-            ),
-            ("api-key", "macaroon", r"(?i)macaroon[^\n]{0,120}\n?[ \t]*(?P<v>[0-9a-f]{64,})"),
-            ("url-password", "aws://", r"aws://[^:\s/]+:(?P<v>[^@\s]{16,})@"),
-            ("api-key", "auth_token", r"(?<![A-Za-z0-9])AC[0-9a-f]{32},(?P<v>[0-9a-f]{32})(?![0-9a-f])"),
-            (
-                "webhook",
-                "hooks.slack.com",
-                r"(?i)hooks\.slack\.com(?:/|%2F)services(?:/|%2F)(?P<v>T[A-Z0-9]+(?:/|%2F)B[A-Z0-9]+(?:/|"
-                r"%2F)[A-Za-z0-9]{16,})",
-            ),
-            # A secret in an Apple property list: the key names it, the string holds it.
-            (
-                "api-key",
-                "</key>",
-                r"<key>[^<]*(?:Secret|Token|Password|ApiKey|APIKey|"
-                r"PrivateKey)[^<]*</key>[ \t]*\n?[ \t]*<string>(?P<v>[^<\s]{8,})</string>",
-            ),
-            # A cookie or session handed on in YAML: the value under its name.
-            (
-                "api-key",
-                "name:",
-                r"(?i)name:[ \t]*[\"']?(?:myacinfo|dqsid|"
-                r"[a-z_]*session[a-z_]*)[\"']?[ \t]*\n[ \t]*value:[ \t]*[\"']?(?P<v>[^\s\"']{16,})",
-            ),
-            # Seed words after a word for them: "seed: click bread close …", "share 1:\n analysis blue …".
-            (
-                "seed-phrase",
-                "seed",
-                r"(?i)(?:seed|mnemonic|recovery (?:phrase|words|sheet)|share \d|backup (?:phrase|sheet)|"
-                r"secret phrase|passphrase|paper key)[^\n]{0,100}\n?[^\n]{0,60}?"
-                r"(?P<v>(?:\b[a-z]{3,9}[ \t\n]+){11,24}[a-z]{3,9}\b)",
-            ),
-            (
-                "seed-phrase",
-                "mnemonic",
-                r"(?i)(?:mnemonic)[^\n]{0,100}\n?[^\n]{0,60}?(?P<v>(?:\b[a-z]{3,9}[ "
-                r"\t]+){11,24}[a-z]{3,9}\b)",
-            ),
-            (
-                "seed-phrase",
-                "share ",
-                r"(?i)(?:share \d)[^\n]{0,100}\n?[^\n]{0,60}?(?P<v>(?:\b[a-z]{3,9}[ "
-                r"\t]+){11,24}[a-z]{3,9}\b)",
-            ),
-            # Private keys in blocks other than PEM's: NATS credentials, SSH.com's, OpenVPN's static key.
-            (
-                "private-key",
-                "begin nats",
-                r"-{4,5}[ \t]?BEGIN[ \t]NATS USER JWT[ \t]?-{4,5}"
-                r"(?P<v>[\s\S]{10,6000}?)(?:-{4,5}[ \t]?END|\Z)",
-            ),
-            (
-                "private-key",
-                "begin user nkey",
-                r"-{4,5}[ \t]?BEGIN[ \t]USER NKEY SEED[ \t]?-{4,5}"
-                r"(?P<v>[\s\S]{10,6000}?)(?:-{4,5}[ \t]?END|\Z)",
-            ),
-            (
-                "private-key",
-                "begin openvpn",
-                r"-{4,5}[ \t]?BEGIN[ \t]OpenVPN Static key V1[ \t]?-{4,5}"
-                r"(?P<v>[\s\S]{10,6000}?)(?:-{4,5}[ \t]?END|\Z)",
-            ),
-            (
-                "private-key",
-                "minisign",
-                r"untrusted comment: minisign (?:encrypted )?secret key[ \t]*\n(?P<v>\S{40,})",
-            ),
-            ("command-password", "ipmitool", r"ipmitool\b[^\n|;&]*?[ \t]-P[ \t]+[\"']?(?P<v>[^\s\"']{4,})"),
-            (
-                "command-password",
-                "snmp",
-                r"snmp(?:walk|bulkwalk|get|getnext|bulkget|set|table|trap|netstat|df)\b[^\n|;&]*?"
-                r"[ \t]-[cAX][ \t]+[\"']?(?P<v>[^\s\"']{4,})",
-            ),
-            ("command-password", "-password", r"(?<![\w-])-password[ \t=]+[\"']?(?P<v>[^\s\"']{4,})"),
-            ("license-key", "-serial", r"(?<![\w-])-serial[ \t=]+(?P<v>[A-Z0-9]{2}(?:-[A-Z0-9]{4}){3,5})"),
-            (
-                "command-password",
-                "net use",
-                r"net[ \t]+use\b[^\n]*?[ \t]\\\\\S+[ \t]+(?P<v>[^\s/\"']{4,})[ \t]+/user",
-            ),
-            ("license-key", "/ipk", r"/ipk[ \t]+(?P<v>(?:[A-Z0-9]{5}-){4}[A-Z0-9]{5})"),
-            ("password", "psk", r"\bPSK[ \t]+[\"'](?P<v>[^\"'\n]{4,})[\"']"),
-            ("password", "key content", r"Key Content[ \t]*:[ \t]*(?P<v>\S{4,})"),
-            ("api-key", "local key", r"local[ _]key[ \t]*[:=]?[ \t]+(?P<v>\S{8,})"),
-            ("api-key", "contribsys", r"contribsys\.com[ \t:=]+(?P<v>[0-9a-f]{8}:[0-9a-f]{8})"),
-            ("api-key", "ser.", r"(?<![\w.])(?P<v>ser\.[A-Za-z0-9]{20,})"),
-            # "client_id 94f8… / secret 671c…": a secret named, then a long run of hex or base62
-            ("api-key", "secret ", r"\bsecret[ \t]+(?P<v>(?=[A-Za-z]*[0-9])[A-Za-z0-9]{24,})(?![A-Za-z0-9])"),
-            # Indonesian: "password vps-nya C4ctus80#"
-            ("password", "-nya", r"password[ \t]+\S+-nya[ \t]+(?P<v>[^\s,;]{6,})"),
-            (
-                "secret-variable",
-                "dockerconfigjson",
-                r"\.dockerconfigjson[\"']?[ \t]*:[ \t]*[\"']?(?P<v>[A-Za-z0-9+/=]{20,})",
-            ),
-            # The same value as a YAML block, wrapped at 76 columns the way `base64` prints it.
-            (
-                "secret-variable",
-                "dockerconfigjson",
-                r"\.dockerconfigjson[\"']?[ \t]*:[ \t]*[|>][-+]?[ \t]*\n"
-                r"(?P<v>(?:[ \t]+[A-Za-z0-9+/=]{16,}[ \t]*(?:\n|$))+)",
-            ),
-            # openvpn --auth-user-pass reads a file of two lines: the user, then the password.
-            ("password", "auth-user-pass", r"auth-user-pass[^\n]*\n[ \t]*\S+[ \t]*\n[ \t]*(?P<v>\S{4,})"),
-            # The same rules opened by their other words.
-            (
-                "license-key",
-                "m code",
-                r"(?:claim|redeem|redemption|voucher|gift card|activation) code[^\n]{0,30}?"
-                r"(?P<v>(?-i:[A-Z0-9]{4,6}(?:-[A-Z0-9]{4,6}){2,4}))",
-            ),
-            (
-                "bank-account",
-                "sort code",
-                r"sort code[^\n0-9]{0,20}?(?P<v>[0-9]{2}-[0-9]{2}-[0-9]{2}[ \t]+[0-9]{8})(?![0-9])",
-            ),
-            # `net use Z: \\host\share /user:DOMAIN\name password`
-            (
-                "command-password",
-                "net use",
-                r"net[ \t]+use\b[^\n]*?[ \t]/user:\S+[ \t]+(?P<v>[^\s/\"'*]{4,})(?=[ \t]|$)",
-            ),
-            # An eBay Cert ID; a Yandex Cloud IAM token; a Zcash spending key; an AG Grid licence.
-            (
-                "api-key",
-                "prd-",
-                r"(?<![A-Za-z0-9])(?P<v>(?-i:PRD|SBX)-[0-9a-f]{12}(?:-[0-9a-f]{4}){4})(?![0-9a-f])",
-            ),
-            (
-                "api-key",
-                "sbx-",
-                r"(?<![A-Za-z0-9])(?P<v>(?-i:PRD|SBX)-[0-9a-f]{12}(?:-[0-9a-f]{4}){4})(?![0-9a-f])",
-            ),
-            ("token", "t1.", r"(?<![A-Za-z0-9.])(?P<v>(?-i:t1)\.[A-Za-z0-9_-]{40,}\.[A-Za-z0-9_-]{20,})"),
-            (
-                "private-key",
-                "secret-extended-key-",
-                r"(?P<v>secret-extended-key-(?:main|test)1[0-9a-z]{100,})",
-            ),
-            ("license-key", "using_this_", r"(?P<v>Using_this_[^\s\"']{40,})"),
-            # JSON written out in hex (`7b22…`, `{"`): a wallet's exported key (`lotus wallet export`).
-            ("private-key", "7b22", r"(?<![0-9a-f])(?P<v>7b22[0-9a-f]{96,})(?![0-9a-f])"),
-            # A one-time code read out in two groups ("the code, it's 879 246").
-            (
-                "pin",
-                "code",
-                r"\bcode\b[^\n0-9]{0,20}?(?<![0-9])(?P<v>[0-9]{3}[ -][0-9]{3})(?![0-9]|[ -][0-9])",
-            ),
-            # More secrets by their surroundings (the fourteenth corpus).
-            (
-                "bank-account",
-                "account number",
-                r"account (?:number|no\.?)[ \t]*(?:is[ \t]+|:[ \t]*)?(?P<v>[0-9]{8,17})(?![0-9])",
-            ),
-            (
-                "secret-variable",
-                "<name>",
-                r"<name>[^<]*(?:secret|password|passwd|token|credential)[^<]*</name>\s*<value>(?P<v>"
-                r"[^<]{4,})</value>",
-            ),
-            ("api-key", "cg-", r"(?<![A-Za-z0-9])(?P<v>(?-i:CG)-[A-Za-z0-9]{24,})"),
-            ("api-key", "$aact_", r"\$(?P<v>aact_[A-Za-z0-9_:$-]{20,})"),  # the `$` would read as a variable
-            ("api-key", "secret_live_", r"(?<![A-Za-z0-9])(?P<v>secret_(?:live|test)_[A-Za-z0-9.]{16,})"),
-            ("api-key", "secret_test_", r"(?<![A-Za-z0-9])(?P<v>secret_(?:live|test)_[A-Za-z0-9.]{16,})"),
-            ("api-key", "dns cloudflare", r"dns[ \t]+cloudflare[ \t]+(?P<v>[A-Za-z0-9_-]{30,})"),
-            ("token", ".p4tickets", r"=[\w.-]+:(?P<v>[0-9A-F]{32})(?![0-9A-F])"),
-            ("password", "password for '", r"password for '[^'\n]+':[ \t]*(?P<v>\S{6,})"),
-            # A number said to be a key or a passphrase: groups of digits, or one long run.
-            (
-                "credential",
-                "digit",
-                r"[0-9]+-digit[ \t]+(?:key|passphrase|code|pin|password)[^\n0-9]{0,40}?(?P<v>[0-9]{4"
-                r",6}(?:[ -][0-9]{4,6}){3,}|[0-9]{20,})",
-            ),
-            # A KeePass key file's key; the password Jenkins prints at its first start.
-            (
-                "private-key",
-                "<data",
-                r"<Key>\s*<Data(?:[ \t]+Hash=\"[0-9A-F]+\")?>\s*(?P<v>[0-9A-Fa-f "
-                r"\t\r\n]{32,}?|[A-Za-z0-9+/=]{32,})\s*</Data>",
-            ),
-            (
-                "password",
-                "proceed to installation",
-                r"proceed to installation:\s*(?P<v>[0-9a-f]{32})(?![0-9a-f])",
-            ),
-            # Bundler's credentials for a gem server: `bundle config gems.example.com user:pass`,
-            # `BUNDLE_GEMS__EXAMPLE__COM=user:pass`.
-            (
-                "credential",
-                "bundle config",
-                r"bundle config(?:[ \t]+set)?(?:[ \t]+--global)?[ \t]+[\w.-]+\.[a-z]+[ "
-                r"\t]+(?P<v>[^\s:]+:[^\s]{4,})",
-            ),
-            (
-                "credential",
-                "bundle_",
-                r"(?<![A-Za-z0-9_])BUNDLE_[A-Z0-9_]*__[A-Z0-9_]+=[\"']?(?P<v>[^\s:\"']+:[^\s\"']{4,})",
-            ),
-            # A test reporter's id is its token; so is a ThingsBoard device's MQTT user name.
-            ("token", "reporter_id", r"TEST_REPORTER_ID[\"']?[ \t]*[:=][ \t]*[\"']?(?P<v>[0-9a-f]{64})"),
-            (
-                "token",
-                "mosquitto_",
-                r"mosquitto_(?:pub|sub)\b[^\n]*?[ \t]-u[ \t]+[\"']?(?P<v>(?=[a-z]*[0-9])[A-Za-z0-9]{"
-                r"20})(?![A-Za-z0-9])",
-            ),
-            # A serial number in groups of digits, given to an installer.
-            (
-                "license-key",
-                "serial",
-                r"serial_?(?:number|no|key)?[\"']?[ \t]*[:=][ \t]*[\"']?(?P<v>[0-9A-Z]{4}(?:-[0-9A-Z"
-                r"]{4}){3,5})(?![0-9A-Z])",
-            ),
-            # A licence assigned a random-looking value (`$license = 'Owned-64fa…'`, not `license = "MIT"`).
-            (
-                "license-key",
-                "license",
-                r"license(?:_?key)?[\"']?[ \t]*[:=][ \t]*[\"'](?P<v>(?=[A-Za-z_-]*[0-9])[A-Za-z0-9_-"
-                r"]{20,128})[\"']",
-            ),
-            # A cookie in a HAR file: its name says it is a session, its value follows.
-            (
-                "session-cookie",
-                '"name"',
-                r"\"name\":[ \t]*\"[^\"]*(?:sess|sid|auth|token|jwt)[^\"]*\",[ \t]*\"value\":[ "
-                r"\t]*\"(?P<v>[^\"]{16,})\"",
-            ),
-            (
-                "license-key",
-                "begin license",
-                # the armour too: a licence's block is the licence
-                r"(?P<v>-{3,}[ \t]*BEGIN LICENSE(?: KEY)?[ \t]*-{3,}[\s\S]{10,2000}?"
-                r"(?:-{3,}[ \t]*END LICENSE(?: KEY)?[ \t]*-*|\Z))",
-            ),
-        )
+        for kind, needle, pattern in _SURROUNDED
     ),
 )
 
@@ -2507,26 +2507,35 @@ def _scan_assignments(text: str, folded: bytes) -> Iterator[tuple[int, int, str]
 # --------------------------------------------------------------------------------------------------------
 # Scanning, merging, replacing.
 
+
 # Bytes of token characters map to `a`, all others to a space: long runs of `a` are where tokens can be.
-_RUN_MASK = bytes(
-    0x61 if chr(c).isascii() and (chr(c).isalnum() or chr(c) in "_.-") else 0x20 for c in range(256)
-)
-_RUN_NEEDLE = b"a" * _MIN_TOKEN
+def _runs_of(ascii_text: bytes, mask: bytes, least: int) -> Iterator[tuple[int, int]]:
+    """Where `ascii_text` holds at least `least` characters in a row that `mask` maps to `a`: a
+    search for a literal, far cheaper than a pattern tried at every character."""
+    masked = ascii_text.translate(mask)
+    needle = b"a" * least
+    i = masked.find(needle)
+    while i != -1:
+        end = masked.find(b" ", i + least)
+        end = len(masked) if end == -1 else end
+        yield i, end
+        i = masked.find(needle, end)
+
+
+def _mask(chars: str) -> bytes:
+    return bytes(0x61 if chr(c) in chars else 0x20 for c in range(256))
+
+
+_RUN_MASK = _mask(string.ascii_letters + string.digits + "_.-")
 
 
 def _long_runs(text: str, ascii_text: bytes) -> tuple[str, list[int], list[int]]:
     """The runs of token characters at least _MIN_TOKEN long, joined by newlines, and where each came from."""
-    mask = ascii_text.translate(_RUN_MASK)
-    find = mask.find
     pieces: list[str] = []
     origins: list[int] = []
     joined_at: list[int] = []
     pos = 0
-    i = find(_RUN_NEEDLE)
-    while i != -1:
-        end = find(b" ", i)
-        if end == -1:
-            end = len(mask)
+    for i, end in _runs_of(ascii_text, _RUN_MASK, _MIN_TOKEN):
         starts = [i]
         if i and ascii_text[i - 1] == 0x5C and ascii_text[i] in b"nrt":
             # `\nghp_…` inside a JSON string, where the `n` ends an escape: the run is searched from the
@@ -2537,7 +2546,6 @@ def _long_runs(text: str, ascii_text: bytes) -> tuple[str, list[int], list[int]]
             origins.append(start)
             joined_at.append(pos)
             pos += end - start + 1
-        i = find(_RUN_NEEDLE, end)
     return "\n".join(pieces), origins, joined_at
 
 
@@ -3062,25 +3070,8 @@ _SMALL_WORDS = frozenset(
 )
 
 
-def _runs_of(ascii_text: bytes, mask: bytes, least: int) -> Iterator[tuple[int, int]]:
-    """Where `ascii_text` holds at least `least` characters in a row that `mask` maps to `a`: a
-    search for a literal, far cheaper than a pattern tried at every character."""
-    masked = ascii_text.translate(mask)
-    needle = b"a" * least
-    i = masked.find(needle)
-    while i != -1:
-        end = masked.find(b" ", i + least)
-        end = len(masked) if end == -1 else end
-        yield i, end
-        i = masked.find(needle, end)
-
-
-def _mask(chars: str) -> bytes:
-    return bytes(0x61 if chr(c) in chars else 0x20 for c in range(256))
-
-
-_WORD_RUN_MASK = _mask("abcdefghijklmnopqrstuvwxyz \t\r\n")
-_BASE64_MASK = _mask("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
+_WORD_RUN_MASK = _mask(string.ascii_lowercase + " \t\r\n")
+_BASE64_MASK = _mask(string.ascii_letters + string.digits + "+/=")
 
 
 def _scan_word_runs(text: str, ascii_text: bytes) -> Iterator[_Candidate]:
@@ -3157,9 +3148,14 @@ _TABLE_SECRET_HEADER = regex_cache.compile(
 )
 
 
-def _scan_table_columns(text: str) -> Iterator[_Candidate]:
+def _lines_at(text: str) -> tuple[list[str], list[int]]:
+    """The text's lines and where each starts."""
     lines = text.split("\n")
-    offsets = list(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
+    return lines, list(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
+
+
+def _scan_table_columns(text: str) -> Iterator[_Candidate]:
+    lines, offsets = _lines_at(text)
     column: int | None = None
     for n, line in enumerate(lines):
         cells = line.strip().strip("|").split("|") if line.lstrip().startswith("|") else None
@@ -3198,8 +3194,7 @@ _CODES_WORDS = (
 
 
 def _scan_code_lists(text: str) -> Iterator[_Candidate]:
-    lines = text.split("\n")
-    offsets = list(itertools.accumulate((len(line) + 1 for line in lines), initial=0))
+    lines, offsets = _lines_at(text)
     run: list[tuple[int, re.Match[str]]] = []
     for n, line in enumerate([*lines, ""]):
         m = _CODE_LINE.fullmatch(line)

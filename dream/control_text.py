@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 from dream import regex_cache
 from dream.lazy_pattern import LazyPattern
@@ -1707,6 +1708,9 @@ def neutralise(text: str) -> tuple[str, tuple[str, ...]]:
     return safe, reasons
 
 
+# A message is looked at whole (`pieces_need_no_look`) and again as the agent pass's candidate,
+# usually the same text: the second look is the first's result.
+@lru_cache(maxsize=16)
 def _look(text: str) -> tuple[str, tuple[str, ...], bool]:
     """`neutralise(text)`, and whether a piece of it might hold an unsafe rule the whole restrains."""
     reasons: list[str] = []

@@ -2592,9 +2592,30 @@ _ALL_OWNERS = _owners(
 _ALL_SCAN = NeedleScan(
     {needle.decode("ascii", "replace"): tuple(map(str, rules)) for needle, rules in _ALL_OWNERS}
 )
+# The rules a scan's owners stand for, by index in order, made once per distinct set of owners.
+_RULE_INDEXES: dict[frozenset[str], list[int]] = {}
+
+
+def _rule_indexes(owners: frozenset[str]) -> list[int]:
+    indexes = _RULE_INDEXES.get(owners)
+    if indexes is None:
+        indexes = _RULE_INDEXES[owners] = sorted(int(owner) for owner in owners)
+    return indexes
+
 
 _Candidate = tuple[int, int, str, int]  # start, end, kind, priority (lower is more specific)
 _GENERIC = 1000  # priority of assignments: any named provider wins a tie
+# Each context rule's priority: after the token rules, in table order; a variable named for a
+# secret, or a word near a value, is the least specific rule (a named rule's kind wins a tie).
+_CONTEXT_RANKS = tuple(
+    _GENERIC + 1
+    if rule.kind == "secret-variable" or rule.regex in _WORD_NEAR_VALUE
+    else len(_TOKEN_RULES) + n + 1
+    for n, rule in enumerate(_CONTEXT_RULES)
+)
+_FOLDED_GENERIC = tuple(
+    rule.kind == "secret-variable" or rule.regex in _WORD_NEAR_VALUE for rule in _FOLDED_RULES
+)
 
 
 def _span(rule: _Rule, m: re.Match[str]) -> tuple[int, int] | None:
@@ -2605,25 +2626,17 @@ def _span(rule: _Rule, m: re.Match[str]) -> tuple[int, int] | None:
 
 def _raw_candidates(text: str, ascii_text: bytes) -> Iterator[_Candidate]:
     # Priorities break ties between equal spans: a named provider, then a context rule, then a key name.
-    priority = len(_TOKEN_RULES)
     folded = ascii_text.lower()  # ASCII-only case folding, so offsets still line up with the text
     # One scan finds every rule's needles, where they are: the context rules it opens and the places
     # the folded rules are tried.
-    hits = [
-        (at, [int(owner) for owner in owners])
-        for at, owners in _ALL_SCAN.hits(folded.decode("ascii", "replace"))
-    ]
-    opened = {n for _, owners in hits for n in owners}
-    for n, rule in enumerate(_CONTEXT_RULES):
-        priority += 1
-        # A variable named for a secret, or a word near a value, is the least specific rule: a named
-        # rule's kind wins a tie.
-        rank = _GENERIC + 1 if rule.kind == "secret-variable" or rule.regex in _WORD_NEAR_VALUE else priority
-        if n in opened:
-            for m in rule.regex.finditer(text):
-                span = _span(rule, m)
-                if span is not None:
-                    yield span[0], span[1], rule.kind, rank
+    hits = [(at, _rule_indexes(owners)) for at, owners in _ALL_SCAN.hits(folded.decode("ascii", "replace"))]
+    context = len(_CONTEXT_RULES)
+    for n in sorted({n for _, owners in hits for n in owners if n < context}):
+        rule, rank = _CONTEXT_RULES[n], _CONTEXT_RANKS[n]
+        for m in rule.regex.finditer(text):
+            span = _span(rule, m)
+            if span is not None:
+                yield span[0], span[1], rule.kind, rank
     runs, origins, joined_at = _long_runs(text, ascii_text)
     # Most messages have no run of token characters long enough to be a token: then no token rule
     # is tried at all (a hundred empty searches cost a short message most of its redaction).
@@ -2653,14 +2666,15 @@ def _scan_folded(text: str, hits: list[tuple[int, list[int]]], priority: int) ->
     rule's needles in the lower-cased text, and the rules they open, by index)."""
     first = len(_CONTEXT_RULES)
     for at, owners in hits:
-        for n in sorted(owner - first for owner in owners if owner >= first):
+        for owner in owners:  # in order: the context rules' indexes come first
+            if owner < first:
+                continue
+            n = owner - first
             rule = _FOLDED_RULES[n]
             hit = rule.regex.match(text, at)
             span = None if hit is None else _span(rule, hit)
             if span is not None:
-                # A variable named for a secret, or a word near a value, is the least specific rule.
-                generic = rule.kind == "secret-variable" or rule.regex in _WORD_NEAR_VALUE
-                yield span[0], span[1], rule.kind, _GENERIC + 1 if generic else priority + n + 1
+                yield span[0], span[1], rule.kind, _GENERIC + 1 if _FOLDED_GENERIC[n] else priority + n + 1
 
 
 def _scan_unicode(text: str, priority: int) -> Iterator[_Candidate]:

@@ -354,6 +354,8 @@ class _Scan:
     reject: tuple[bytes, ...]
     probes: tuple[bytes, ...]
     marks: _Marks | None
+    # Whether lines that are not JSON are counted: a second scan of a file leaves that to the first.
+    count_malformed: bool = True
     carry: bytes = b""  # the start of a line that continues in the next block
     skipping: bool = False  # inside an oversized line: drop bytes until its newline
 
@@ -365,6 +367,7 @@ def _candidate_lines(
     needles: tuple[bytes, ...],
     reject: tuple[bytes, ...] = (),
     marks: _Marks | None = None,
+    count_malformed: bool = True,
 ) -> Iterator[bytes]:
     """Complete lines of a file that hold one of the needles and none of `reject`, found by
     scanning 1 MB blocks.
@@ -378,7 +381,7 @@ def _candidate_lines(
     if handle is None:
         return
     stats.files += 1
-    scan = _Scan(needles, reject, probes, marks)
+    scan = _Scan(needles, reject, probes, marks, count_malformed)
     first = True
     try:
         while True:
@@ -432,7 +435,8 @@ def _not_a_transcript(handle: BinaryIO, block: bytes, stats: ReadStats) -> bool:
 def _block_lines(block: bytes, scan: _Scan, stats: ReadStats) -> list[bytes]:
     """The candidate lines that end in this block (the one begun in an earlier block included)."""
     limit = defaults.MAX_USER_LINE_BYTES
-    stats.malformed_lines += _non_json_lines(block)
+    if scan.count_malformed:
+        stats.malformed_lines += _non_json_lines(block)
     newline = block.find(b"\n")
     if newline < 0:
         if not scan.skipping:
@@ -577,7 +581,12 @@ def _with_agent_turns(path: Path, messages: list[UserMessage]) -> list[UserMessa
     turns: dict[str, list[tuple[datetime, str]]] = {}
     quiet = ReadStats()  # counted once, by the main scan
     lines = _candidate_lines(
-        path, quiet, (b'"type":"assistant"',), (b'"type":"text"',), reject=(b'"isSidechain":true',)
+        path,
+        quiet,
+        (b'"type":"assistant"',),
+        (b'"type":"text"',),
+        reject=(b'"isSidechain":true',),
+        count_malformed=False,
     )
     for line in lines:
         entry = _parse(line, quiet)

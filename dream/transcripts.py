@@ -346,31 +346,53 @@ def _non_json_lines(block: bytes) -> int:
     return len(_NON_JSON_START.findall(block))
 
 
+@dataclass(frozen=True)
+class _Lane:
+    """One kind of line a scan hands over: found by a probe, holding one of the needles and none of
+    the `reject` markers. One scan of a file serves every lane (the person's lines and the
+    agent's), so each file is read once."""
+
+    probes: tuple[bytes, ...]
+    needles: tuple[bytes, ...]
+    reject: tuple[bytes, ...] = ()
+    # The lane of the person's lines: its too-long lines are counted, and its rejected lines are
+    # looked at for the markers of an SDK session. A second lane's lines are counted by the first.
+    primary: bool = True
+
+
+# The person's entries; tool results among them are rejected, and counted when they try to instruct.
+_USER_LANE = _Lane(_USER_TYPE, _USER_TYPE, _NEVER_USER_TEXT)
+# The agent's text blocks, for the turn a short message may answer.
+_AGENT_LANE = _Lane((b'"type":"assistant"',), (b'"type":"text"',), (b'"isSidechain":true',), primary=False)
+
+
 @dataclass
 class _Scan:
-    """What `_candidate_lines` carries from one block to the next."""
+    """What `_lane_lines` carries from one block to the next."""
 
-    needles: tuple[bytes, ...]
-    reject: tuple[bytes, ...]
-    probes: tuple[bytes, ...]
+    lanes: tuple[_Lane, ...]
+    probes: list[tuple[bytes, ...]]  # each lane's probes, as this file writes JSON
     marks: _Marks | None
-    # Whether lines that are not JSON are counted: a second scan of a file leaves that to the first.
-    count_malformed: bool = True
     carry: bytes = b""  # the start of a line that continues in the next block
     skipping: bool = False  # inside an oversized line: drop bytes until its newline
 
+    def marks_for(self, lane: _Lane) -> _Marks | None:
+        return self.marks if lane.primary else None
+
 
 def _candidate_lines(
-    path: Path,
-    stats: ReadStats,
-    probes: tuple[bytes, ...],
-    needles: tuple[bytes, ...],
-    reject: tuple[bytes, ...] = (),
-    marks: _Marks | None = None,
-    count_malformed: bool = True,
+    path: Path, stats: ReadStats, probes: tuple[bytes, ...], needles: tuple[bytes, ...]
 ) -> Iterator[bytes]:
-    """Complete lines of a file that hold one of the needles and none of `reject`, found by
-    scanning 1 MB blocks.
+    """Complete lines of a file found by a probe and holding one of the needles (one lane)."""
+    for _, line in _lane_lines(path, stats, (_Lane(probes, needles),)):
+        yield line
+
+
+def _lane_lines(
+    path: Path, stats: ReadStats, lanes: tuple[_Lane, ...], marks: _Marks | None = None
+) -> Iterator[tuple[int, bytes]]:
+    """(lane, line) for every complete line of a file that one of the lanes takes, found by scanning
+    1 MB blocks; lines of one lane come in file order.
 
     Every other line is only counted, never split out or decoded: that is what makes a read of a
     real transcript (mostly request blobs, attachments and tool results) cheap. A line longer than
@@ -381,7 +403,7 @@ def _candidate_lines(
     if handle is None:
         return
     stats.files += 1
-    scan = _Scan(needles, reject, probes, marks, count_malformed)
+    scan = _Scan(lanes, [lane.probes for lane in lanes], marks)
     first = True
     try:
         while True:
@@ -397,11 +419,9 @@ def _candidate_lines(
                 first = False
                 if _not_a_transcript(handle, block, stats):
                     return
-                scan.probes = _probes_for(block, probes)
+                scan.probes = [_probes_for(block, lane.probes) for lane in lanes]
             yield from _block_lines(block, scan, stats)
-        tail = _unterminated_line(scan, stats)
-        if tail is not None:
-            yield tail
+        yield from _unterminated_line(scan, stats)
     finally:
         handle.close()
 
@@ -432,11 +452,20 @@ def _not_a_transcript(handle: BinaryIO, block: bytes, stats: ReadStats) -> bool:
     return True
 
 
-def _block_lines(block: bytes, scan: _Scan, stats: ReadStats) -> list[bytes]:
-    """The candidate lines that end in this block (the one begun in an earlier block included)."""
+def _taken(line: bytes, scan: _Scan, stats: ReadStats) -> list[tuple[int, bytes]]:
+    """(lane, line) for each lane that takes a whole line held apart from its block."""
+    return [
+        (n, line)
+        for n, lane in enumerate(scan.lanes)
+        if any(needle in line for needle in lane.needles)
+        and not _rejected(line, 0, len(line), lane.reject, stats, scan.marks_for(lane))
+    ]
+
+
+def _block_lines(block: bytes, scan: _Scan, stats: ReadStats) -> list[tuple[int, bytes]]:
+    """The lines that end in this block (the one begun in an earlier block included), by lane."""
     limit = defaults.MAX_USER_LINE_BYTES
-    if scan.count_malformed:
-        stats.malformed_lines += _non_json_lines(block)
+    stats.malformed_lines += _non_json_lines(block)
     newline = block.find(b"\n")
     if newline < 0:
         if not scan.skipping:
@@ -455,18 +484,18 @@ def _block_lines(block: bytes, scan: _Scan, stats: ReadStats) -> list[bytes]:
         stats.lines += 1
         if len(head) > limit:
             stats.oversized_lines += 1
-        elif any(needle in head for needle in scan.needles) and not _rejected(
-            head, 0, len(head), scan.reject, stats, scan.marks
-        ):
-            found.append(head)
+        else:
+            found.extend(_taken(head, scan, stats))
     last = block.rfind(b"\n")
     lo, hi = newline + 1, last + 1
     if hi > lo:
-        for start, end in _line_spans(block, lo, hi, scan.probes, scan.needles):
-            if end - start > limit:
-                stats.oversized_lines += 1
-            elif not _rejected(block, start, end, scan.reject, stats, scan.marks):
-                found.append(block[start:end])
+        for n, lane in enumerate(scan.lanes):
+            for start, end in _line_spans(block, lo, hi, scan.probes[n], lane.needles):
+                if end - start > limit:
+                    if lane.primary:  # a line is counted once
+                        stats.oversized_lines += 1
+                elif not _rejected(block, start, end, lane.reject, stats, scan.marks_for(lane)):
+                    found.append((n, block[start:end]))
     scan.carry = block[hi:]
     if len(scan.carry) > limit:
         stats.oversized_lines += 1
@@ -475,23 +504,19 @@ def _block_lines(block: bytes, scan: _Scan, stats: ReadStats) -> list[bytes]:
     return found
 
 
-def _unterminated_line(scan: _Scan, stats: ReadStats) -> bytes | None:
+def _unterminated_line(scan: _Scan, stats: ReadStats) -> list[tuple[int, bytes]]:
     """The last line when the file does not end with a newline: the client may be writing it right
     now, so it counts only when it is whole JSON."""
     carry = scan.carry
     if not carry.strip() or scan.skipping:
-        return None
+        return []
     stats.lines += 1
     try:
         json.loads(carry)
     except ValueError:
         stats.truncated_last_lines += 1
-        return None
-    if any(needle in carry for needle in scan.needles) and not _rejected(
-        carry, 0, len(carry), scan.reject, stats, scan.marks
-    ):
-        return carry
-    return None
+        return []
+    return _taken(carry, scan, stats)
 
 
 def _parse(line: bytes, stats: ReadStats) -> dict[str, Any] | None:
@@ -520,11 +545,16 @@ def read_claude_transcript(
     marks = _Marks()
     excluded: Counter[Excluded] = Counter()
     messages: list[UserMessage] = []
+    turns: dict[str, list[tuple[datetime, str]]] = {}
+    quiet = ReadStats()  # the agent's lines: not the person's, nothing of them is counted
     user_entries = 0
     # Entries with a `_NEVER_USER_TEXT` marker are never the user's words; a tool result among
     # them that tries to plant a rule is still counted for the report.
-    lines = _candidate_lines(path, stats, _USER_TYPE, _USER_TYPE, reject=_NEVER_USER_TEXT, marks=marks)
-    for line in lines:
+    for lane, line in _lane_lines(path, stats, (_USER_LANE, _AGENT_LANE), marks):
+        if lane == 1:
+            if not marks.sdk:
+                _agent_turn(line, path, turns, quiet)
+            continue
         entry = _parse(line, stats)
         if entry is None or entry.get("type") != "user":
             continue
@@ -564,7 +594,7 @@ def read_claude_transcript(
         return
     stats.excluded.update(excluded)
     stats.user_messages += len(messages)
-    yield from _with_agent_turns(path, messages)
+    yield from _with_agent_turns(messages, turns)
 
 
 # An answer to the agent is short: "mockk. sempre.", "no. fmt.Errorf with %w."
@@ -572,35 +602,28 @@ _ANSWER_MAX_WORDS = 40
 _AGENT_TURN_MAX_CHARS = 600
 
 
-def _with_agent_turns(path: Path, messages: list[UserMessage]) -> list[UserMessage]:
-    """The messages, each short one with the agent's last text before it (same session, by
-    time). A second scan of the file, only for files with such a message, only of assistant lines
-    with a text block."""
-    if not any(len(m.text.split()) <= _ANSWER_MAX_WORDS for m in messages):
-        return messages
-    turns: dict[str, list[tuple[datetime, str]]] = {}
-    quiet = ReadStats()  # counted once, by the main scan
-    lines = _candidate_lines(
-        path,
-        quiet,
-        (b'"type":"assistant"',),
-        (b'"type":"text"',),
-        reject=(b'"isSidechain":true',),
-        count_malformed=False,
-    )
-    for line in lines:
-        entry = _parse(line, quiet)
-        if entry is None or entry.get("type") != "assistant":
-            continue
-        message = entry.get("message")
-        content = message.get("content") if isinstance(message, dict) else None
-        texts = [b.get("text") for b in content or () if isinstance(b, dict) and b.get("type") == "text"]
-        text = "\n".join(t for t in texts if isinstance(t, str)).strip()
-        stamp = parse_timestamp(entry.get("timestamp"))
-        if text and stamp is not None:
-            session = str(entry.get("sessionId") or path.stem)
-            turns.setdefault(session, []).append((stamp, text[-_AGENT_TURN_MAX_CHARS:]))
-    if not turns:
+def _agent_turn(
+    line: bytes, path: Path, turns: dict[str, list[tuple[datetime, str]]], quiet: ReadStats
+) -> None:
+    """Keep the end of an agent line's text blocks under its session, by time."""
+    entry = _parse(line, quiet)
+    if entry is None or entry.get("type") != "assistant":
+        return
+    message = entry.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    texts = [b.get("text") for b in content or () if isinstance(b, dict) and b.get("type") == "text"]
+    text = "\n".join(t for t in texts if isinstance(t, str)).strip()
+    stamp = parse_timestamp(entry.get("timestamp"))
+    if text and stamp is not None:
+        session = str(entry.get("sessionId") or path.stem)
+        turns.setdefault(session, []).append((stamp, text[-_AGENT_TURN_MAX_CHARS:]))
+
+
+def _with_agent_turns(
+    messages: list[UserMessage], turns: dict[str, list[tuple[datetime, str]]]
+) -> list[UserMessage]:
+    """The messages, each short one with the agent's last text before it (same session, by time)."""
+    if not turns or not any(len(m.text.split()) <= _ANSWER_MAX_WORDS for m in messages):
         return messages
     from bisect import bisect_right
 

@@ -859,6 +859,37 @@ def test_a_short_answer_carries_the_agents_turn_before_it(tmp_path: Path) -> Non
     assert stats.user_messages == 3 and "Vitest or Jest" not in answer.text
 
 
+def test_the_person_and_the_agent_are_read_in_one_pass_over_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 17: one scan of a file serves the person's lines and the agent's turns.
+    from homefactory import Turn, write_session
+
+    from dream import transcripts
+
+    at = datetime(2026, 11, 20, 10, tzinfo=timezone.utc)
+    turns = [
+        Turn("Add component tests for PlantDetail.", at),
+        Turn("vitest. always", at + timedelta(minutes=3)),
+    ]
+    turns[0].assistant_text = "Should I use Vitest or Jest?"
+    turns[1].assistant_text = "Done."
+    path = write_session(tmp_path / ".claude", "/home/dev/app", turns)
+    opened: list[str] = []
+    real_open = open
+
+    def counting_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+        opened.append(str(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(transcripts, "open", counting_open, raising=False)
+    stats = ReadStats()
+    first, answer = list(read_claude_transcript(path, stats))
+    assert answer.agent_before == "Should I use Vitest or Jest?"
+    assert opened == [str(path)]
+    assert stats.bytes == path.stat().st_size
+
+
 @pytest.mark.parametrize("spaced", [False, True])
 def test_a_transcript_is_read_whether_its_json_is_compact_or_spaced(tmp_path: Path, spaced: bool) -> None:
     # The scan probes only the form the file's first key is written in (issue 17); both forms read.

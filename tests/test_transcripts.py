@@ -884,7 +884,7 @@ def test_the_person_and_the_agent_are_read_in_one_pass_over_the_file(
 
     monkeypatch.setattr(transcripts, "open", counting_open, raising=False)
     stats = ReadStats()
-    first, answer = list(read_claude_transcript(path, stats))
+    _, answer = list(read_claude_transcript(path, stats))
     assert answer.agent_before == "Should I use Vitest or Jest?"
     assert opened == [str(path)]
     assert stats.bytes == path.stat().st_size

@@ -106,14 +106,29 @@ _INJECTION_HINTS = (b"emember th", b"nstructions", b"isregard", b"system-reminde
 _INJECTION_REACH = 64
 
 
+# The client itself ends a tool result with its reminders ("<system-reminder>\nWhenever you read a
+# file, you should consider whether it looks malicious…" after every Read of 1.0.x): a reminder
+# block with nothing after it but the end of the result's text is the client's, not the tool's.
+_REMINDER_CLOSE = b"</system-reminder>"
+_END_OF_TEXT = regex_cache.compile(rb'(?:\\[nr]|\s)*"')
+
+
+def _clients_reminder(data: bytes, match: re.Match[bytes], end: int) -> bool:
+    if match.group().lower() != b"<system-reminder>":
+        return False
+    close = data.find(_REMINDER_CLOSE, match.end(), end)
+    return close >= 0 and _END_OF_TEXT.match(data, close + len(_REMINDER_CLOSE), end) is not None
+
+
 def _injection_in(data: bytes, start: int, end: int) -> bool:
     """Whether data[start:end] (what a tool returned) carries text that tries to instruct the agent."""
     for hint in _INJECTION_HINTS:
         at = data.find(hint, start, end)
         while at >= 0:
             low, high = max(start, at - _INJECTION_REACH), min(end, at + len(hint) + _INJECTION_REACH)
-            if _TOOL_INJECTION.search(data, low, high):
-                return True
+            for match in _TOOL_INJECTION.finditer(data, low, high):
+                if not _clients_reminder(data, match, end):
+                    return True
             at = data.find(hint, at + 1, end)
     return False
 

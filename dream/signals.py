@@ -265,7 +265,9 @@ def read_message(
     signals = []
     clean: bool | None = None  # the whole message holds no control text (looked at once, if needed)
     piece_categories = [s.categories if flag else () for s, flag in zip(scored, is_rule, strict=True)]
-    for rule in message_rules(pieces, is_rule, message.agent_before, piece_categories):
+    # The agent's turn matters only where a piece is a rule (an answer that is no rule adds none).
+    agent_before = message.agent_before if any(is_rule) else ""
+    for rule in message_rules(pieces, is_rule, agent_before, piece_categories):
         members = [i for i in rule.pieces if is_rule[i]]
         best = scored[max(members, key=lambda i: scored[i].probability)]
         categories = best.categories  # scored: a rule piece is above the threshold

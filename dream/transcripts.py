@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timezone
+from functools import cached_property
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -146,8 +147,19 @@ class UserMessage:
     cwd: str | None
     text: str
     # The agent's words just before, when the message may be an answer to them (DESIGN.md §9:
-    # "what does 'them' mean here?"); data to resolve the message with, never the person's words.
-    agent_before: str = ""
+    # "what does 'them' mean here?"), as the transcript holds them: read through `agent_before`.
+    agent_turn_unredacted: str = field(default="", repr=False)
+
+    @cached_property
+    def agent_before(self) -> str:
+        """The agent's turn before the message, redacted: data to resolve the message with, never the
+        person's words. Redacted when first asked for: most messages never need it (only a message
+        with a rule in it, or one kept for the agent pass, does)."""
+        if not self.agent_turn_unredacted:
+            return ""
+        from dream.redact import redact
+
+        return redact(self.agent_turn_unredacted).text
 
 
 @dataclass
@@ -642,8 +654,6 @@ def _with_agent_turns(
         return messages
     from bisect import bisect_right
 
-    from dream.redact import redact
-
     for session_turns in turns.values():
         session_turns.sort(key=lambda turn: turn[0])
     stamps = {session: [at for at, _ in session_turns] for session, session_turns in turns.items()}
@@ -652,8 +662,7 @@ def _with_agent_turns(
         # The last agent text at or before the message: one binary search, not a scan per message.
         at = bisect_right(stamps.get(message.session_id, []), message.timestamp)
         if at and len(message.text.split()) <= _ANSWER_MAX_WORDS:
-            before = turns[message.session_id][at - 1][1]
-            message = replace(message, agent_before=redact(before).text)
+            message = replace(message, agent_turn_unredacted=turns[message.session_id][at - 1][1])
         out.append(message)
     return out
 

@@ -323,7 +323,7 @@ def test_the_agents_words_are_never_quoted_as_the_persons() -> None:
         datetime(2026, 11, 20, tzinfo=timezone.utc),
         None,
         "vitest!! always vitest, jest isnt even installed lol",
-        agent_before="Should I use Vitest or Jest for the component tests?",
+        agent_turn_unredacted="Should I use Vitest or Jest for the component tests?",
     )
     signals = extract_signals(message, "p")
     assert [s.text for s in signals] == ["Use Vitest, not Jest, for the component tests."]

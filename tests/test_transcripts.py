@@ -887,6 +887,29 @@ def test_a_short_answer_carries_the_agents_turn_before_it(tmp_path: Path) -> Non
     assert stats.user_messages == 3 and "Vitest or Jest" not in answer.text
 
 
+def test_the_agents_turn_is_redacted_only_when_it_is_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 17: most messages never need the agent's turn (no rule in them, not kept for the agent
+    # pass), so reading a transcript does not redact it; asking for it does.
+    from homefactory import Turn, write_session
+
+    from dream import redact as redaction
+
+    at = datetime(2026, 11, 20, 10, tzinfo=timezone.utc)
+    turns = [Turn("Add component tests for PlantDetail.", at), Turn("ok thanks", at + timedelta(minutes=3))]
+    turns[0].assistant_text = f"Done. My token is ghp_{'a1B2' * 9}."
+    path = write_session(tmp_path / ".claude", "/home/dev/app", turns)
+    seen: list[str] = []
+    real_redact = redaction.redact
+    monkeypatch.setattr(redaction, "redact", lambda text: seen.append(text) or real_redact(text))
+    _, thanks = list(read_claude_transcript(path, ReadStats()))
+    assert not any("ghp_" in text for text in seen)
+    assert "ghp_" not in repr(thanks)
+    assert thanks.agent_before.startswith("Done. My token is [REDACTED")
+    assert any("ghp_" in text for text in seen)
+
+
 def test_the_person_and_the_agent_are_read_in_one_pass_over_the_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

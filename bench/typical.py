@@ -12,6 +12,9 @@ bench/out/home-typical unless --home):
 - the cold gather (`signals`) against the seed's four greps with their output read through a pipe,
   on two cores and pinned to one (`taskset -c 0`, where it exists), paired and interleaved; with the
   patterns compiled before and on a first run;
+- the scan alone (the reader's lanes and counters, the JSON of the lines it hands over) against the
+  plainest find + `json.loads` scan, one core, a fresh process each, interleaved;
+- per message, the classifier and the whole reading of a message into signals;
 - the import time of each command (`python -X importtime`, the sum of the top-level modules).
 
 The package is byte-compiled first (`compileall`), as an installed copy is.
@@ -23,6 +26,7 @@ starts from the same memory. The page cache is warmed first: the figures are of 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import shutil
@@ -144,6 +148,83 @@ def gather_phase(home: Path, reps: int) -> list[tuple[str, list[float], list[flo
     return rows
 
 
+def scan_worker(kind: str, home: Path) -> None:
+    """One timed scan of every transcript, in this process; prints its seconds. `dream`: the reader's
+    scan (the person's and the agent's lanes, with every counter) and the JSON of each line it hands
+    over; `minimal`: the plainest find of `"type":"user"` and `json.loads` of its line."""
+    import json
+
+    sys.path.insert(0, str(REPO))
+    from dream import transcripts as t
+
+    files = transcripts(home)
+    start = time.perf_counter()
+    if kind == "dream":
+        stats, lanes = t.ReadStats(), (t._USER_LANE, t._AGENT_LANE)
+        for path in files:
+            for _, line in t._lane_lines(path, stats, lanes, t._Marks()):
+                t._parse(line, stats)
+    else:
+        for path in files:
+            with open(path, "rb") as handle:
+                for block in iter(lambda h=handle: h.read(1 << 20), b""):
+                    at = block.find(b'"type":"user"')
+                    while at >= 0:
+                        end = block.find(b"\n", at)
+                        if end < 0:
+                            break
+                        with contextlib.suppress(ValueError):
+                            json.loads(block[block.rfind(b"\n", 0, at) + 1 : end])
+                        at = block.find(b'"type":"user"', end)
+    print(time.perf_counter() - start)
+
+
+def scan_phase(home: Path, reps: int) -> tuple[list[float], list[float]]:
+    """dream's scan against the minimal one, each in a fresh process on one core, interleaved."""
+    pin = ["taskset", "-c", "0"] if shutil.which("taskset") else []
+    ours: list[float] = []
+    theirs: list[float] = []
+    for _ in range(reps):
+        for kind, into in (("dream", ours), ("minimal", theirs)):
+            done = subprocess.run(
+                [*pin, PY, str(Path(__file__)), "--scan-worker", kind, "--home", str(home)],
+                capture_output=True, text=True, check=True, cwd=REPO,
+            )  # fmt: skip
+            into.append(float(done.stdout.split()[-1]))
+    return ours, theirs
+
+
+def classify_worker(home: Path) -> None:
+    """Microseconds per message of the home's messages (read first, not timed): the classifier (pieces
+    and the model's reading of each) and the whole reading of a message into signals; medians of 3."""
+    sys.path.insert(0, str(REPO))
+    from dream.rules import split_pieces
+    from dream.signals import _score_pieces, read_message
+    from dream.transcripts import ReadStats, read_claude_transcript
+
+    messages = [m for path in transcripts(home) for m in read_claude_transcript(path, ReadStats())]
+    for message in messages:  # compile what is compiled on first use, as a run has by then
+        read_message(message, "p", message.text)
+
+    def classify() -> None:
+        for message in messages:
+            _score_pieces([piece.scored for piece in split_pieces(message.text)], message.text)
+
+    def whole() -> None:
+        for message in messages:
+            read_message(message, "p", message.text)
+
+    figures = []
+    for step in (classify, whole):
+        runs = []
+        for _ in range(3):
+            start = time.perf_counter()
+            step()
+            runs.append(time.perf_counter() - start)
+        figures.append(statistics.median(runs) * 1e6 / len(messages))
+    print(len(messages), *figures)
+
+
 _IMPORT = re.compile(r"import time:\s+\d+ \|\s+(\d+) \| (\S+)")
 
 
@@ -170,7 +251,15 @@ def main() -> None:
     parser.add_argument("--home", type=Path, help="a home made by make_home.py --typical")
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--results", type=Path, default=OUT / "RESULTS-typical.md")
+    parser.add_argument("--scan-worker", choices=("dream", "minimal"), help=argparse.SUPPRESS)
+    parser.add_argument("--classify-worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.scan_worker:
+        scan_worker(args.scan_worker, args.home)
+        return
+    if args.classify_worker:
+        classify_worker(args.home)
+        return
     OUT.mkdir(exist_ok=True)
     home = args.home
     if home is None:
@@ -188,6 +277,11 @@ def main() -> None:
     warm_page_cache(files)
     rows = commands_phase(home, args.reps)
     gather = gather_phase(home, args.reps)
+    scan_ours, scan_theirs = scan_phase(home, args.reps)
+    classified = subprocess.run(
+        [PY, str(Path(__file__)), "--classify-worker", "--home", str(home)],
+        capture_output=True, text=True, check=True, cwd=REPO,
+    ).stdout.split()  # fmt: skip
     imports = {
         label: import_ms(home, *argv)
         for label, argv in (
@@ -216,6 +310,21 @@ def main() -> None:
         ratio = statistics.median(walls) / statistics.median(base)
         out.append(f"| {label} | {median_ms(walls)} | the seed's four greps, output piped: {median_ms(base)} | "
                    f"{ratio:.2f}× |")  # fmt: skip
+    mib = size / 2**20
+    ours_s, theirs_s = statistics.median(scan_ours), statistics.median(scan_theirs)
+    out += [
+        "",
+        "| the scan, one core, page cache (fresh process each, interleaved) | time | throughput |",
+        "|---|---|---|",
+        f"| dream: both lanes, every counter, the JSON of each line handed over | {ours_s * 1000:.0f} ms | "
+        f"{mib / ours_s:.0f} MiB/s |",
+        f'| baseline: find `"type":"user"`, `json.loads` its line | {theirs_s * 1000:.0f} ms | '
+        f"{mib / theirs_s:.0f} MiB/s |",
+        "",
+        f"Per message ({classified[0]} messages of the home, in process, medians of 3): the classifier (pieces "
+        f"and the model's reading of each) {float(classified[1]):.0f} µs; reading a message into its signals "
+        f"(the classifier, the rules, control text, scores) {float(classified[2]):.0f} µs.",
+    ]
     out += ["", "| command | import time (`-X importtime`, top-level modules) |", "|---|---|"]
     out += [f"| `{label}` | {ms:.0f} ms |" for label, ms in imports.items()]
     args.results.parent.mkdir(parents=True, exist_ok=True)

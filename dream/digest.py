@@ -4,9 +4,10 @@ A heavy user has thousands of sessions; a dream must cost what the new ones cost
 one pack per evidence folder (`<claude>/dream/digests/<folder>.json`), so a run with nothing new
 reads fifty files, not thousands. A session's entry is keyed by its file's stat (size, mtime_ns,
 ctime_ns, inode: git's test for an unchanged file; a rewrite that restores the mtime still moves
-the ctime), and a pack by the digest format, which includes the model version, so a changed file
-or a new model rebuilds it. A pack rewritten drops the entries of deleted sessions and of those
-older than the window, so it stays the size of the window, not of the history.
+the ctime), and a pack by the digest format, which includes the model version and a hash of the
+safety rules' sources, so a changed file, a new model or new redaction rules rebuild it. A pack
+rewritten drops the entries of deleted sessions and of those older than the window, so it stays
+the size of the window, not of the history.
 
 The cache keeps only what can become memory: the signals (redacted sentences and their scores)
 and the agent pass's candidates (the messages that yielded them, or came near; redacted and
@@ -18,6 +19,8 @@ file: a secret the redactor missed is not stored for every message read.
 from __future__ import annotations
 
 import contextlib
+import functools
+import hashlib
 import json
 import os
 import time
@@ -111,8 +114,28 @@ class Digest:
         )
 
 
+# The safety rules a digest's texts were redacted and neutralised by. A digest made under other
+# rules (dream upgraded, a rule added) is made again: a secret that a newer rule finds does not stay
+# in the cache, nor does control text a newer check holds (DESIGN.md §6).
+_SAFETY_SOURCES = tuple(
+    Path(__file__).with_name(name)
+    for name in ("redact.py", "control_text.py", "unsafe_rules.py", "obfuscation.py")
+)
+
+
+@functools.cache
+def _rules_id(sources: tuple[Path, ...]) -> str:
+    digest = hashlib.blake2b(digest_size=8)
+    for source in sources:
+        try:
+            digest.update(source.read_bytes())
+        except OSError:  # no source beside the bytecode: the format and model versions decide
+            digest.update(source.name.encode())
+    return digest.hexdigest()
+
+
 def _format_id() -> str:
-    return f"{DIGEST_FORMAT}/{MODEL_VERSION}"
+    return f"{DIGEST_FORMAT}/{MODEL_VERSION}/{_rules_id(_SAFETY_SOURCES)}"
 
 
 def pack_path(paths: Paths, folder: str) -> Path:

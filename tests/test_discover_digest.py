@@ -370,6 +370,23 @@ def test_digest_invalidated_when_the_format_changes(claude: Path, monkeypatch: p
     assert texts == [RULE]
 
 
+def test_digest_made_again_when_the_redaction_rules_change(
+    claude: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A person upgrades dream and the new version redacts a secret the old one missed: the digests
+    # cached under the old rules are made again, or the secret would stay in the cache.
+    rules = tmp_path / "redact.py"
+    rules.write_bytes((Path(digest_module.__file__).parent / "redact.py").read_bytes())
+    monkeypatch.setattr(digest_module, "_SAFETY_SOURCES", (rules,))
+    write_session(claude, "/home/dana/app", [Turn(RULE_SAID, _now() - timedelta(hours=1))])
+    assert _gather(claude)[1].built == 1
+    assert _gather(claude)[1].reused == 1
+    rules.write_bytes(rules.read_bytes() + b"\n# one more rule\n")
+    digest_module._rules_id.cache_clear()
+    _, changed, texts = _gather(claude)
+    assert (changed.built, changed.reused) == (1, 0) and texts == [RULE]
+
+
 def test_corrupt_digest_is_rebuilt_not_fatal(claude: Path) -> None:
     write_session(claude, "/home/dana/app", [Turn(RULE_SAID, _now() - timedelta(hours=1))])
     _gather(claude)

@@ -72,7 +72,7 @@ def _run_guarded(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from dream import regex_cache_file
+        from dream import clean_texts, regex_cache_file
 
         try:
             code = func(*args, **kwargs)
@@ -84,6 +84,7 @@ def _run_guarded(func: F) -> F:
             sys.exit(ExitCode.INTERRUPTED)
         finally:
             regex_cache_file.save()  # only where `_session` let it write
+            clean_texts.save()
         sys.exit(int(code or ExitCode.OK))
 
     return wrapper  # type: ignore[return-value]
@@ -98,11 +99,18 @@ def _session(settings: dict[str, Any], *, writes_state: bool = False) -> Session
     from dream import regex_cache_file
     from dream.paths import resolve_paths
 
+    cache_file: Path | None = None
+    clean_file: Path | None = None
     try:
-        cache_file = resolve_paths(settings.get("claude_dir")).regex_cache_file
+        paths = resolve_paths(settings.get("claude_dir"))
+        cache_file, clean_file = paths.regex_cache_file, paths.clean_texts_file
     except (DreamError, RuntimeError):
-        cache_file = None  # Session.open below says what is wrong
-    regex_cache_file.attach(cache_file, writable=writes_state and not settings.get("dry_run"))
+        pass  # Session.open below says what is wrong
+    writable = writes_state and not settings.get("dry_run")
+    regex_cache_file.attach(cache_file, writable=writable)
+    from dream import clean_texts
+
+    clean_texts.attach(clean_file, writable=writable)
     from dream.api import Session
 
     return Session.open(

@@ -19,8 +19,6 @@ file: a secret the redactor missed is not stored for every message read.
 from __future__ import annotations
 
 import contextlib
-import functools
-import hashlib
 import json
 import os
 import time
@@ -31,7 +29,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from dream import defaults, regex_cache
+from dream import defaults, regex_cache, rules_version
 from dream.candidates import Candidate, make_candidate
 from dream.discover import CLAUDE, OPENCLAW_LOG, SessionSource, stat_key
 from dream.model import MODEL_VERSION, load_model
@@ -114,28 +112,14 @@ class Digest:
         )
 
 
-# The safety rules a digest's texts were redacted and neutralised by. A digest made under other
-# rules (dream upgraded, a rule added) is made again: a secret that a newer rule finds does not stay
-# in the cache, nor does control text a newer check holds (DESIGN.md §6).
-_SAFETY_SOURCES = tuple(
-    Path(__file__).with_name(name)
-    for name in ("redact.py", "control_text.py", "unsafe_rules.py", "obfuscation.py")
-)
-
-
-@functools.cache
-def _rules_id(sources: tuple[Path, ...]) -> str:
-    digest = hashlib.blake2b(digest_size=8)
-    for source in sources:
-        try:
-            digest.update(source.read_bytes())
-        except OSError:  # no source beside the bytecode: the format and model versions decide
-            digest.update(source.name.encode())
-    return digest.hexdigest()
+# The safety rules a digest's texts were redacted and neutralised under: a digest made under other
+# rules (dream upgraded, a rule added) is made again, so a secret that a newer rule finds does not
+# stay in the cache, nor control text a newer check holds (DESIGN.md §6).
+_SAFETY_SOURCES = rules_version.SAFETY
 
 
 def _format_id() -> str:
-    return f"{DIGEST_FORMAT}/{MODEL_VERSION}/{_rules_id(_SAFETY_SOURCES)}"
+    return f"{DIGEST_FORMAT}/{MODEL_VERSION}/{rules_version.sources_id(_SAFETY_SOURCES)}"
 
 
 def pack_path(paths: Paths, folder: str) -> Path:

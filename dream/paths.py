@@ -200,6 +200,11 @@ class Paths:
         build = zlib.crc32(sys.version.encode())
         return self.state_dir / f"regex-cache-{sys.implementation.cache_tag}-{build:08x}.bin"
 
+    @property
+    def clean_texts_file(self) -> Path:
+        """The hashes of memory texts already found free of secrets (`clean_texts.py`)."""
+        return self.state_dir / "clean-texts.bin"
+
     def session_folders(self, project_folder: Path) -> tuple[Path, Path]:
         """Where a project folder's transcripts are: the folder, and `sessions/` (older docs)."""
         return project_folder, project_folder / "sessions"

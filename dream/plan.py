@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from dream import defaults
+from dream import clean_texts, defaults
 from dream.actions import Action
 from dream.config import Config
 from dream.curated import curate, dream_section, is_dream_index, within_limits
@@ -46,7 +46,7 @@ class FileChange:
     def diff(self) -> str:
         # The old side may hold a secret that this very change redacts: never print it. The new
         # side was redacted when it was made (`_materialise`), which a second pass would repeat.
-        old = redact((self.old or b"").decode("utf-8", "replace")).text.splitlines(keepends=True)
+        old = clean_texts.redact((self.old or b"").decode("utf-8", "replace")).text.splitlines(keepends=True)
         new = (self.new or b"").decode("utf-8", "replace").splitlines(keepends=True)
         return "".join(
             difflib.unified_diff(
@@ -85,7 +85,7 @@ class Plan:
         with_secret = {
             name
             for name, f in self.memory.files.items()
-            if f.kind in ("topic", "native") and contains_secret(f.raw.decode("utf-8", "replace"))
+            if f.kind in ("topic", "native") and clean_texts.contains_secret(f.raw.decode("utf-8", "replace"))
         }
         for entry in self.memory.entries:
             # A secret in an entry is redacted when its file is rewritten: the entry lives on
@@ -169,7 +169,7 @@ def build_plan(
     apply_decisions(edits, plan.decisions)
     for rel, memory_file in memory.files.items():
         # A secret already sitting in a file dream manages is redacted by rewriting that file.
-        if memory_file.kind in ("topic", "archive") and contains_secret(
+        if memory_file.kind in ("topic", "archive") and clean_texts.contains_secret(
             memory_file.raw.decode("utf-8", "replace")
         ):
             edits.editor(rel)
@@ -280,7 +280,7 @@ def _materialise(plan: Plan, edits: Edits) -> None:
         newline = original.newline if original else _dir_newline(memory)
         trailing = original.trailing_newline if original else True
         text = newline.join(lines) + (newline if lines and trailing else "")
-        cleaned = redact(text)
+        cleaned = clean_texts.redact(text)
         if cleaned.changed:
             plan.redactions.extend(f"{rel}: {r.kind}" for r in cleaned.redactions)
             text = cleaned.text

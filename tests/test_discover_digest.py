@@ -12,7 +12,7 @@ import pytest
 from homefactory import Turn, iso, session_lines, slug, write_session
 
 from dream import digest as digest_module
-from dream import discover
+from dream import discover, rules_version
 from dream.api import Session
 from dream.config import Config
 from dream.digest import DigestStats, get_digest, pack_path
@@ -382,7 +382,7 @@ def test_digest_made_again_when_the_redaction_rules_change(
     assert _gather(claude)[1].built == 1
     assert _gather(claude)[1].reused == 1
     rules.write_bytes(rules.read_bytes() + b"\n# one more rule\n")
-    digest_module._rules_id.cache_clear()
+    rules_version.sources_id.cache_clear()
     _, changed, texts = _gather(claude)
     assert (changed.built, changed.reused) == (1, 0) and texts == [RULE]
 

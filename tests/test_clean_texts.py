@@ -1,0 +1,151 @@
+"""The record of memory texts already found free of secrets (`dream/clean_texts.py`): a text it
+knows is not redacted again, any other text is, and a secret is never recorded.
+
+In process for what the record answers; as real subprocesses for who writes it (a dry run never
+does) and for what a warm run then leaves out.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from homefactory import Turn, write_session
+
+from dream import clean_texts, rules_version
+from dream import redact as redaction
+from dream.paths import resolve_paths
+
+REPO = Path(__file__).resolve().parent.parent
+CLEAN = "- Use pnpm, not npm, in this repo. _(2026-11-20, session abc)_\n"
+SECRET = "- The staging token is ghp_" + "Zq8" * 12 + " _(2026-11-20, session abc)_\n"
+
+
+@pytest.fixture(autouse=True)
+def detached() -> Iterator[None]:
+    yield
+    clean_texts.attach(None, writable=False)
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    seen: list[str] = []
+    real = redaction.redact
+    monkeypatch.setattr(redaction, "redact", lambda text: seen.append(text) or real(text))
+    real_has = redaction.contains_secret
+    monkeypatch.setattr(redaction, "contains_secret", lambda text: seen.append(text) or real_has(text))
+    return seen
+
+
+def _record(tmp_path: Path) -> Path:
+    (tmp_path / ".claude" / "dream").mkdir(parents=True)
+    return tmp_path / ".claude" / "dream" / "clean-texts.bin"
+
+
+def test_a_clean_text_is_not_redacted_again_by_a_later_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _record(tmp_path)
+    clean_texts.attach(path, writable=True)
+    assert clean_texts.redact(CLEAN).text == CLEAN
+    assert clean_texts.save()
+    assert CLEAN.encode() not in path.read_bytes()  # hashes, not texts
+    seen = _counting(monkeypatch)
+    clean_texts.attach(path, writable=False)  # as the next command finds it
+    assert clean_texts.redact(CLEAN).text == CLEAN
+    assert not clean_texts.contains_secret(CLEAN)
+    assert seen == []
+    assert clean_texts.redact(CLEAN + "- one more\n").text.endswith("one more\n")
+    assert len(seen) == 1  # a changed text is redacted as always
+
+
+def test_a_secret_is_redacted_every_time_and_never_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _record(tmp_path)
+    clean_texts.attach(path, writable=True)
+    assert "ghp_" not in clean_texts.redact(SECRET).text
+    assert clean_texts.contains_secret(SECRET)
+    assert not clean_texts.save()  # nothing found clean: nothing to write
+    clean_texts.attach(path, writable=False)
+    seen = _counting(monkeypatch)
+    assert "ghp_" not in clean_texts.redact(SECRET).text and seen == [SECRET]
+
+
+def test_under_other_redaction_rules_the_record_is_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A newer dream may find a secret the older rules missed: what they found clean is looked at again.
+    path = _record(tmp_path)
+    clean_texts.attach(path, writable=True)
+    clean_texts.redact(CLEAN)
+    assert clean_texts.save()
+    rules = tmp_path / "redact.py"
+    rules.write_bytes(rules_version.REDACTION[0].read_bytes() + b"\n# one more rule\n")
+    monkeypatch.setattr(rules_version, "REDACTION", (rules, *rules_version.REDACTION[1:]))
+    clean_texts.attach(path, writable=False)
+    seen = _counting(monkeypatch)
+    clean_texts.redact(CLEAN)
+    assert seen == [CLEAN]
+
+
+@pytest.mark.parametrize("damage", [b"", b"dream-clean-texts 1\n", b"\x00" * 40, b"garbage\nmore"])
+def test_a_damaged_or_foreign_record_means_redacting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: bytes
+) -> None:
+    path = _record(tmp_path)
+    clean_texts.attach(path, writable=True)
+    clean_texts.redact(CLEAN)
+    assert clean_texts.save()
+    path.write_bytes(path.read_bytes()[:-3] if damage == b"" else damage)
+    clean_texts.attach(path, writable=False)
+    seen = _counting(monkeypatch)
+    assert clean_texts.redact(CLEAN).text == CLEAN and seen == [CLEAN]
+
+
+def test_a_record_not_allowed_to_write_writes_nothing(tmp_path: Path) -> None:
+    path = _record(tmp_path)
+    clean_texts.attach(path, writable=False)
+    clean_texts.redact(CLEAN)
+    assert not clean_texts.save() and not path.exists()
+
+
+# As the real command line runs.
+
+
+def _dream(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_CONFIG_DIR", "HOME")}
+    env.update(HOME=str(home), CLAUDE_CONFIG_DIR=str(home / ".claude"), DREAM_WORKERS="1")
+    return subprocess.run(
+        [sys.executable, "-m", "dream", *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=300
+    )
+
+
+@pytest.mark.slow
+def test_a_run_writes_the_record_a_dry_run_never_does_and_the_output_is_the_same(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    now = datetime.now(timezone.utc).replace(microsecond=0)
+    said = ["From now on always use pnpm in this repo, never npm.", "Never add emojis to commit messages."]
+    write_session(
+        home / ".claude", str(home / "src" / "app"), [Turn(t, now - timedelta(hours=2)) for t in said]
+    )
+    record = resolve_paths(home / ".claude").clean_texts_file
+    assert _dream(home, "run", "--dry-run").returncode == 0
+    assert not record.exists()
+    done = _dream(home, "run")
+    assert done.returncode == 0, done.stderr
+    assert record.exists()
+    with_record = _dream(home, "run", "--dry-run")
+    record.unlink()
+    without = _dream(home, "run", "--dry-run")
+    assert not record.exists()
+    assert with_record.returncode == without.returncode == 0
+
+    def body(text: str) -> list[str]:
+        return [line for line in text.splitlines() if not line.startswith("dream DRY RUN")]
+
+    assert body(with_record.stdout) == body(without.stdout)

@@ -37,7 +37,7 @@ _MAX_KEPT = 4096
 class _Record:
     path: Path | None = None
     writable: bool = False
-    known: set[bytes] = field(default_factory=set)
+    known: set[bytes] | None = None  # read when first needed
     used: set[bytes] = field(default_factory=set)
     new: set[bytes] = field(default_factory=set)
 
@@ -56,19 +56,25 @@ def _key(text: str) -> bytes:
 
 
 def attach(path: Path | None, *, writable: bool) -> None:
-    """Use the record at `path` from now on (None: no record); `writable` lets `save` write it."""
-    known: set[bytes] = set()
-    if path is not None:
-        try:
-            data = read_regular(path)[0]  # never opens a FIFO or a device put in its place
-        except (OSError, DreamError):
-            data = b""
-        head = _MAGIC + _version() + b"\n"
-        body = data[len(head) :]
-        if data.startswith(head) and len(body) % _DIGEST == 0:
-            known = {body[at : at + _DIGEST] for at in range(0, len(body), _DIGEST)}
+    """Use the record at `path` from now on (None: no record); `writable` lets `save` write it.
+    Nothing is read until a text is asked about: a command that redacts no memory pays nothing."""
     global _record
-    _record = _Record(path, writable, known)
+    _record = _Record(path, writable)
+
+
+def _known() -> set[bytes]:
+    if _record.known is None:
+        _record.known = set()
+        if _record.path is not None:
+            try:
+                data = read_regular(_record.path)[0]  # never opens a FIFO or a device put in its place
+            except (OSError, DreamError):
+                data = b""
+            head = _MAGIC + _version() + b"\n"
+            body = data[len(head) :]
+            if data.startswith(head) and len(body) % _DIGEST == 0:
+                _record.known = {body[at : at + _DIGEST] for at in range(0, len(body), _DIGEST)}
+    return _record.known
 
 
 def redact(text: str) -> RedactionResult:
@@ -77,7 +83,7 @@ def redact(text: str) -> RedactionResult:
     from dream.redact import redact as redact_text
 
     key = _key(text)
-    if key in _record.known:
+    if key in _known():
         _record.used.add(key)
         return RedactionResult(text, ())
 
@@ -90,7 +96,7 @@ def redact(text: str) -> RedactionResult:
 def contains_secret(text: str) -> bool:
     """`redact.contains_secret(text)`, without the work when the record knows the text is clean."""
     key = _key(text)
-    if key in _record.known:
+    if key in _known():
         _record.used.add(key)
         return False
     from dream.redact import contains_secret as has_secret
@@ -105,13 +111,14 @@ def save() -> bool:
     """Write the record when this process found texts it lacked; True if written. An error leaves
     the file as it was: it costs only speed."""
     path = _record.path
-    if path is None or not _record.writable or not _record.new - _record.known:
+    known = _known()
+    if path is None or not _record.writable or not _record.new - known:
         return False
     claude_dir = path.parent.parent
     if not claude_dir.is_dir():
         return False  # a missing Claude dir is never made for a cache
     kept = _record.used | _record.new
-    for key in _record.known - kept:
+    for key in known - kept:
         if len(kept) >= _MAX_KEPT:
             break
         kept.add(key)

@@ -5,6 +5,7 @@ Heavy modules are imported inside the commands so `--help` and the hook path sta
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gc
 import sys
@@ -67,13 +68,15 @@ def _settings(ctx: click.Context, local: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
+# What dream keeps between runs in its state dir, only to be faster.
+_STATE_CACHES = ("dream.regex_cache_file", "dream.clean_texts", "dream.statement_cache")
+
+
 def _run_guarded(func: F) -> F:
     """Map the library's errors to exit codes with a one-line message on stderr."""
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from dream import clean_texts, regex_cache_file
-
         try:
             code = func(*args, **kwargs)
         except DreamError as exc:
@@ -83,8 +86,11 @@ def _run_guarded(func: F) -> F:
             click.echo("dream: interrupted; memory left as it was", err=True)
             sys.exit(ExitCode.INTERRUPTED)
         finally:
-            regex_cache_file.save()  # only where `_session` let it write
-            clean_texts.save()
+            # Each cache `_session` attached, where it let them write.
+            for name in _STATE_CACHES:
+                cache = sys.modules.get(name)
+                if cache is not None:
+                    cache.save()
         sys.exit(int(code or ExitCode.OK))
 
     return wrapper  # type: ignore[return-value]
@@ -99,18 +105,15 @@ def _session(settings: dict[str, Any], *, writes_state: bool = False) -> Session
     from dream import regex_cache_file
     from dream.paths import resolve_paths
 
-    cache_file: Path | None = None
-    clean_file: Path | None = None
-    try:
+    paths = None
+    with contextlib.suppress(DreamError, RuntimeError):  # Session.open below says what is wrong
         paths = resolve_paths(settings.get("claude_dir"))
-        cache_file, clean_file = paths.regex_cache_file, paths.clean_texts_file
-    except (DreamError, RuntimeError):
-        pass  # Session.open below says what is wrong
     writable = writes_state and not settings.get("dry_run")
-    regex_cache_file.attach(cache_file, writable=writable)
-    from dream import clean_texts
+    regex_cache_file.attach(paths.regex_cache_file if paths else None, writable=writable)
+    from dream import clean_texts, statement_cache
 
-    clean_texts.attach(clean_file, writable=writable)
+    clean_texts.attach(paths.clean_texts_file if paths else None, writable=writable)
+    statement_cache.attach(paths.statements_file if paths else None, writable=writable)
     from dream.api import Session
 
     return Session.open(

@@ -22,7 +22,8 @@ from dream.entry_line import is_entry_line, parse_entry_line
 from dream.fsio import NOT_REGULAR, NotRegularFileError, read_regular
 from dream.layouts import Layout, MemoryType, layout_for
 from dream.paths import MemoryPaths
-from dream.statement import Statement, analyse
+from dream.statement import Statement
+from dream.statement_cache import analyse
 from dream.topics import CONTINUED, INDEX, NATIVE_TYPES, TOPIC_TYPE
 
 _FRONTMATTER = regex_cache.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
@@ -99,7 +100,8 @@ class Memory:
     _statements: dict[int, Statement] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def statement(self, entry: Entry) -> Statement:
-        """The statement of one of this memory's entries (terms, key terms, polarity), computed once."""
+        """The statement of one of this memory's entries (terms, key terms, polarity), computed once
+        (and kept between runs by `statement_cache` while the entry's words are unchanged)."""
         found = self._statements.get(id(entry))
         if found is None:
             found = self._statements[id(entry)] = analyse(entry.text)

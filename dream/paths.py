@@ -205,6 +205,11 @@ class Paths:
         """The hashes of memory texts already found free of secrets (`clean_texts.py`)."""
         return self.state_dir / "clean-texts.bin"
 
+    @property
+    def statements_file(self) -> Path:
+        """What the analysis made of each memory entry, by a hash of its words (`statement_cache.py`)."""
+        return self.state_dir / "statements.bin"
+
     def session_folders(self, project_folder: Path) -> tuple[Path, Path]:
         """Where a project folder's transcripts are: the folder, and `sessions/` (older docs)."""
         return project_folder, project_folder / "sessions"

@@ -83,7 +83,7 @@ def redact(text: str) -> RedactionResult:
     from dream.redact import redact as redact_text
 
     key = _key(text)
-    if key in _known():
+    if key in _known() or key in _record.new:
         _record.used.add(key)
         return RedactionResult(text, ())
 
@@ -96,7 +96,7 @@ def redact(text: str) -> RedactionResult:
 def contains_secret(text: str) -> bool:
     """`redact.contains_secret(text)`, without the work when the record knows the text is clean."""
     key = _key(text)
-    if key in _known():
+    if key in _known() or key in _record.new:
         _record.used.add(key)
         return False
     from dream.redact import contains_secret as has_secret

@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from dream import regex_cache
+from dream import clean_texts, regex_cache
 from dream.entry_line import is_entry_line, parse_entry_line
 from dream.fsio import NOT_REGULAR, NotRegularFileError, read_regular
 from dream.layouts import Layout, MemoryType, layout_for
@@ -98,14 +98,24 @@ class Memory:
     # Each entry's statement (dream/statement.py), by identity: proposals and prune both need it, and a
     # memory of 50,000 entries is more than any bounded cache of texts holds.
     _statements: dict[int, Statement] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _clean_files: dict[str, bool] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def statement(self, entry: Entry) -> Statement:
         """The statement of one of this memory's entries (terms, key terms, polarity), computed once
         (and kept between runs by `statement_cache` while the entry's words are unchanged)."""
         found = self._statements.get(id(entry))
         if found is None:
-            found = self._statements[id(entry)] = analyse(entry.text)
+            found = self._statements[id(entry)] = analyse(entry.text, clean=lambda: self._clean(entry.file))
         return found
+
+    def _clean(self, rel: str) -> bool:
+        """Whether a memory file holds no secret (looked at once a run, or known from the last)."""
+        clean = self._clean_files.get(rel)
+        if clean is None:
+            memory_file = self.files.get(rel)
+            raw = memory_file.raw.decode("utf-8", "replace") if memory_file else ""
+            clean = self._clean_files[rel] = bool(raw) and not clean_texts.contains_secret(raw)
+        return clean
 
     @property
     def entries(self) -> list[Entry]:

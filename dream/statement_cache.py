@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import marshal
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -75,8 +76,10 @@ def _load() -> None:
         _store.rows = data["rows"]
 
 
-def analyse(text: str) -> Statement:
-    """`statement.analyse(text)`, from the file when it holds this text's statement."""
+def analyse(text: str, *, clean: Callable[[], bool] | None = None) -> Statement:
+    """`statement.analyse(text)`, from the file when it holds this text's statement. `clean`, when
+    given, says whether the text is known to hold no secret (its memory file was found clean): it is
+    asked only when a new statement would be kept, and then spares looking at the text again."""
     from dream.statement import Statement
     from dream.statement import analyse as analyse_text
 
@@ -93,11 +96,13 @@ def analyse(text: str) -> Statement:
             _store.used.add(key)
             return found
     statement = analyse_text(text)
+    if not _store.writable:
+        return statement  # nothing will be saved: nothing to keep
     from dream.redact import contains_secret
 
     # A statement holds the entry's words: one with a secret in it is never kept (the run that
     # finds it redacts the entry, and the redacted words are kept in its place).
-    if not contains_secret(text):
+    if (clean is not None and clean()) or not contains_secret(text):
         _store.new[key] = tuple(getattr(statement, name) for name in _fields())
     return statement
 

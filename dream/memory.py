@@ -105,16 +105,17 @@ class Memory:
         (and kept between runs by `statement_cache` while the entry's words are unchanged)."""
         found = self._statements.get(id(entry))
         if found is None:
-            found = self._statements[id(entry)] = analyse(entry.text, clean=lambda: self._clean(entry.file))
+            # An entry this run plans for a new file is looked at on its own.
+            clean = (lambda: self._clean(entry.file)) if entry.file in self.files else None
+            found = self._statements[id(entry)] = analyse(entry.text, clean=clean)
         return found
 
     def _clean(self, rel: str) -> bool:
         """Whether a memory file holds no secret (looked at once a run, or known from the last)."""
         clean = self._clean_files.get(rel)
         if clean is None:
-            memory_file = self.files.get(rel)
-            raw = memory_file.raw.decode("utf-8", "replace") if memory_file else ""
-            clean = self._clean_files[rel] = bool(raw) and not clean_texts.contains_secret(raw)
+            raw = self.files[rel].raw.decode("utf-8", "replace")
+            clean = self._clean_files[rel] = not clean_texts.contains_secret(raw)
         return clean
 
     @property

@@ -78,8 +78,8 @@ def _load() -> None:
 
 def analyse(text: str, *, clean: Callable[[], bool] | None = None) -> Statement:
     """`statement.analyse(text)`, from the file when it holds this text's statement. `clean`, when
-    given, says whether the text is known to hold no secret (its memory file was found clean): it is
-    asked only when a new statement would be kept, and then spares looking at the text again."""
+    given, says whether the memory file the text is in holds no secret: it is asked only when a new
+    statement would be kept, and decides in place of a look at the text itself."""
     from dream.statement import Statement
     from dream.statement import analyse as analyse_text
 
@@ -100,9 +100,10 @@ def analyse(text: str, *, clean: Callable[[], bool] | None = None) -> Statement:
         return statement  # nothing will be saved: nothing to keep
     from dream.redact import contains_secret
 
-    # A statement holds the entry's words: one with a secret in it is never kept (the run that
-    # finds it redacts the entry, and the redacted words are kept in its place).
-    if (clean is not None and clean()) or not contains_secret(text):
+    # A statement holds the entry's words: one with a secret in it is never kept. An entry of a
+    # file with a secret anywhere in it is not kept either: this run rewrites that file redacted,
+    # and the next one keeps the statements of its redacted words.
+    if clean() if clean is not None else not contains_secret(text):
         _store.new[key] = tuple(getattr(statement, name) for name in _fields())
     return statement
 

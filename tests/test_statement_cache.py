@@ -119,6 +119,30 @@ def test_the_statement_of_a_text_with_a_secret_is_never_kept(tmp_path: Path) -> 
     assert not statement_cache.save() and not path.exists()
 
 
+def test_entries_of_a_file_with_a_secret_in_it_are_not_kept_those_of_a_clean_file_are(tmp_path: Path) -> None:
+    from homefactory import MemoryHome
+
+    from dream.layouts import memory_paths
+    from dream.memory import load_memory
+
+    home = MemoryHome(tmp_path)
+    home.write("clean.md", "- Use pnpm. (2026-11-01)\n- Never commit to main. (2026-11-01)\n")
+    home.write("leaky.md", "- Use uv. (2026-11-01)\n- The CI token is ghp_" + "Zq8" * 12 + " (2026-11-01)\n")
+    memory = load_memory(memory_paths(home.memory, "native"), "native")
+    statement_cache.attach(_file(tmp_path), writable=True)
+    for entry in memory.entries:
+        memory.statement(entry)
+    assert statement_cache.save()
+    kept = set(statement_cache._store.rows)
+    by_file = {e.text: statement_cache._key(e.text) in kept for e in memory.entries}
+    assert by_file == {
+        "Use pnpm. (2026-11-01)": True,
+        "Never commit to main. (2026-11-01)": True,
+        "Use uv. (2026-11-01)": False,  # its file is rewritten redacted by this run; the next one keeps it
+        "The CI token is ghp_" + "Zq8" * 12 + " (2026-11-01)": False,
+    }
+
+
 def test_not_allowed_to_write_writes_nothing(tmp_path: Path) -> None:
     path = _file(tmp_path)
     statement_cache.attach(path, writable=False)

@@ -936,7 +936,7 @@ _SURROUNDED: tuple[tuple[str, str | tuple[str, ...], str], ...] = (
     # Seed words after a word for them: "seed: click bread close …", "share 1:\n analysis blue …".
     (
         "seed-phrase",
-        "seed",
+        ("seed", "mnemonic", "recovery ", "share ", "backup ", "secret phrase", "passphrase", "paper key"),
         r"(?i)(?:seed|mnemonic|recovery (?:phrase|words|sheet)|share \d|backup (?:phrase|sheet)|"
         r"secret phrase|passphrase|paper key)[^\n]{0,100}\n?[^\n]{0,60}?"
         r"(?P<v>(?:\b[a-z]{3,9}[ \t\n]+){11,24}[a-z]{3,9}\b)",

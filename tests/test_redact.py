@@ -566,6 +566,11 @@ CASES: list[tuple[str, str, str]] = [
     ("seed-phrase",
      "Electrum seed: click bread close bike cake announce believe album acid birth copper artefact. why",
      "click bread close bike cake announce believe album acid birth copper artefact"),
+    # The rule opens on each of its own words, not on "seed" alone.
+    ("seed-phrase",
+     "Pera wallet recovery passphrase (25 words), import it: cupboard autumn marble plunge elbow paddle "
+     "wonder venture oyster timber solar vivid", "cupboard autumn marble plunge elbow paddle wonder venture "
+     "oyster timber solar vivid"),
     ("password", 'bitcoin-cli -rpcwallet=payouts walletpassphrase "cold cushion begin common 7037" 600',
      "cold cushion begin common 7037"),
     ("password", "Банк просит кодовое слово, у меня это «Черёмуха». Хочу", "Черёмуха"),

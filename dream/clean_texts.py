@@ -31,6 +31,8 @@ _MAGIC = b"dream-clean-texts 1\n"
 _DIGEST = 16
 # The record stays the size of a memory: the texts of this run, then older ones up to this many.
 _MAX_KEPT = 4096
+# Texts with a secret this process remembers having looked at.
+_DIRTY_KEPT = 32
 
 
 @dataclass
@@ -40,6 +42,9 @@ class _Record:
     known: set[bytes] | None = None  # read when first needed
     used: set[bytes] = field(default_factory=set)
     new: set[bytes] = field(default_factory=set)
+    # This process's looks at texts that hold a secret (a memory file is looked at by the plan, the
+    # diff and the check after the write): never kept, and few.
+    dirty: dict[bytes, RedactionResult | None] = field(default_factory=dict)
 
 
 _record = _Record()
@@ -86,11 +91,24 @@ def redact(text: str) -> RedactionResult:
     if key in _known() or key in _record.new:
         _record.used.add(key)
         return RedactionResult(text, ())
-
+    seen = _record.dirty.get(key)
+    if seen is not None:
+        return seen
     result = redact_text(text)
-    if not result.changed:
+    if result.changed:
+        _dirty(key, result)
+        # What redaction makes redacts to itself (it looks again until nothing is left; the property
+        # test `test_redact.test_idempotent` holds it to that): the file written from it is clean.
+        _record.new.add(_key(result.text))
+    else:
         _record.new.add(key)
     return result
+
+
+def _dirty(key: bytes, result: RedactionResult | None) -> None:
+    if len(_record.dirty) >= _DIRTY_KEPT:
+        _record.dirty.pop(next(iter(_record.dirty)))
+    _record.dirty[key] = result
 
 
 def contains_secret(text: str) -> bool:
@@ -99,9 +117,12 @@ def contains_secret(text: str) -> bool:
     if key in _known() or key in _record.new:
         _record.used.add(key)
         return False
+    if key in _record.dirty:
+        return True
     from dream.redact import contains_secret as has_secret
 
     if has_secret(text):
+        _dirty(key, None)
         return True
     _record.new.add(key)
     return False

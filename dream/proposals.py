@@ -386,7 +386,25 @@ class _Working:
         contradicted: list[tuple[int, Entry | Proposal, str, bool]],
         gone: set[int],
     ) -> None:
-        if contradicted:
+        if (
+            contradicted
+            and duplicate_of is not None
+            and isinstance(duplicate_of[1], Entry)
+            and duplicate_of[0] not in {i for i, *_ in contradicted}
+        ):
+            # It restates an entry and reads as contradicting others: the restated entry already says
+            # it, so the others are archived in its favour; a replacement would write its words twice.
+            self._restate(duplicate_of[1], signal, text)
+            for _, other, term, _ in contradicted:
+                if isinstance(other, Entry) and not other.native:
+                    for earlier in self.updates_of.get(id(other), ()):
+                        earlier.dropped = True  # a restatement of it is moot once it is archived
+                    retired = _from_signal(
+                        Action.ARCHIVE, signal, other.text, f"contradicted on '{term}' by: {text[:80]}"
+                    )
+                    retired.file, retired.target = other.file, other
+                    self.proposals.append(retired)
+        elif contradicted:
             proposal = _replace(
                 signal, text, [(e, t, x) for _, e, t, x in contradicted], self.proposals, self.updates_of
             )
@@ -400,16 +418,19 @@ class _Working:
                     proposal.change_risk = min(proposal.change_risk, defaults.GATE_MAX_CHANGE_RISK)
             self._add_item(proposal, statement)
         elif duplicate_of is not None:
-            update = _restated(duplicate_of[1], signal, text, self.refusals)
-            if update is not None:
-                self.proposals.append(update)
-                self.updates_of.setdefault(id(update.target), []).append(update)
+            self._restate(duplicate_of[1], signal, text)
         elif (sibling := self._sibling(statement)) is not None:
             self._merge(sibling, signal, text)
         else:
             proposal = _from_signal(Action.ADD, signal, text, "new")
             self.proposals.append(proposal)
             self._add_item(proposal, statement)
+
+    def _restate(self, item: Entry | Proposal, signal: Signal, text: str) -> None:
+        update = _restated(item, signal, text, self.refusals)
+        if update is not None:
+            self.proposals.append(update)
+            self.updates_of.setdefault(id(update.target), []).append(update)
 
     def _sibling(self, statement: Statement) -> int | None:
         """An addition of this run that the statement is another side of (DESIGN.md §5: siblings

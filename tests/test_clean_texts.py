@@ -68,12 +68,16 @@ def test_a_secret_is_redacted_every_time_and_never_recorded(
 ) -> None:
     path = _record(tmp_path)
     clean_texts.attach(path, writable=True)
-    assert "ghp_" not in clean_texts.redact(SECRET).text
+    redacted = clean_texts.redact(SECRET).text
+    assert "ghp_" not in redacted
     assert clean_texts.contains_secret(SECRET)
-    assert not clean_texts.save()  # nothing found clean: nothing to write
+    # What redaction made is known clean (redacting it again changes nothing): the file written from it.
+    assert clean_texts.save()
     clean_texts.attach(path, writable=False)
     seen = _counting(monkeypatch)
     assert "ghp_" not in clean_texts.redact(SECRET).text and seen == [SECRET]
+    assert clean_texts.redact(redacted).text == redacted and seen == [SECRET]
+    assert clean_texts.contains_secret(SECRET) and seen == [SECRET]  # looked at once a process
 
 
 def test_under_other_redaction_rules_the_record_is_not_used(

@@ -751,6 +751,32 @@ def test_idempotent_when_one_day_holds_both_sides_of_a_change(tmp_path: Path) ->
     assert second == first
 
 
+def test_a_restatement_that_also_contradicts_a_second_entry_is_not_written_twice(tmp_path: Path) -> None:
+    """Found on a generated home of 50,000 entries, where every run failed verification: memory held
+    the same fact twice in other words, a new saying restated the first and read as contradicting the
+    second, and the second was replaced by a copy of the first (no-duplicates failed, the memory was
+    restored, and the next run did the same). The restated entry already says it: the other is
+    archived in its favour, and the memory holds the words once."""
+    memory = {
+        "facts.md": [
+            ("code freeze is from Dec 15 to Jan 5, every year", "2025-03-25"),
+            ("We have a code freeze every year from Dec 15 through Jan 5.", "2025-03-27"),
+        ]
+    }
+    signals = [
+        _signal(
+            "Code freeze is from Dec 15 to Jan 5, every year.",
+            "fact",
+            datetime(2026, 5, 30, tzinfo=timezone.utc),
+        )
+    ]
+    first, second = _twice(tmp_path, memory, signals)
+    assert isinstance(second, dict), second
+    texts = [e.text.lower().rstrip(".") for e in entries_of(tmp_path / "projects" / "-p" / "memory").entries]
+    assert texts.count("code freeze is from dec 15 to jan 5, every year") == 1, texts
+    assert second == first
+
+
 def test_switching_back_does_not_duplicate_the_entry_it_restates(tmp_path: Path) -> None:
     """Found by the property above: memory says npm; the window says pnpm, later npm again.
     The result must hold npm once, and a second run must succeed and change nothing."""

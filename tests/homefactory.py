@@ -311,3 +311,18 @@ def build_eval_home(project: dict[str, Any], root: Path, now: datetime) -> tuple
             turns.append(Turn(raw["user"], at, tool_output=raw.get("tool_output")))
         write_session(claude, cwd, turns)
     return claude, memory_dir
+
+
+def dream_cli(home: Path, *args: str, workers: int = 1) -> subprocess.CompletedProcess[str]:
+    """`python -m dream ARGS` as a person runs it, in a real process, with `home` as HOME and its
+    `.claude` as the Claude dir."""
+    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_CONFIG_DIR", "HOME")}
+    env.update(HOME=str(home), CLAUDE_CONFIG_DIR=str(home / ".claude"), DREAM_WORKERS=str(workers))
+    return subprocess.run(
+        [sys.executable, "-m", "dream", *args],
+        cwd=Path(__file__).resolve().parent.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )

@@ -7,15 +7,12 @@ does) and for what a warm run then leaves out.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from homefactory import Turn, write_session
+from homefactory import Turn, dream_cli, write_session
 
 from dream import clean_texts, rules_version
 from dream import redact as redaction
@@ -121,14 +118,6 @@ def test_a_record_not_allowed_to_write_writes_nothing(tmp_path: Path) -> None:
 # As the real command line runs.
 
 
-def _dream(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_CONFIG_DIR", "HOME")}
-    env.update(HOME=str(home), CLAUDE_CONFIG_DIR=str(home / ".claude"), DREAM_WORKERS="1")
-    return subprocess.run(
-        [sys.executable, "-m", "dream", *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=300
-    )
-
-
 @pytest.mark.slow
 def test_a_run_writes_the_record_a_dry_run_never_does_and_the_output_is_the_same(tmp_path: Path) -> None:
     home = tmp_path / "home"
@@ -138,14 +127,14 @@ def test_a_run_writes_the_record_a_dry_run_never_does_and_the_output_is_the_same
         home / ".claude", str(home / "src" / "app"), [Turn(t, now - timedelta(hours=2)) for t in said]
     )
     record = resolve_paths(home / ".claude").clean_texts_file
-    assert _dream(home, "run", "--dry-run").returncode == 0
+    assert dream_cli(home, "run", "--dry-run").returncode == 0
     assert not record.exists()
-    done = _dream(home, "run")
+    done = dream_cli(home, "run")
     assert done.returncode == 0, done.stderr
     assert record.exists()
-    with_record = _dream(home, "run", "--dry-run")
+    with_record = dream_cli(home, "run", "--dry-run")
     record.unlink()
-    without = _dream(home, "run", "--dry-run")
+    without = dream_cli(home, "run", "--dry-run")
     assert not record.exists()
     assert with_record.returncode == without.returncode == 0
 

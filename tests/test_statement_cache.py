@@ -8,15 +8,12 @@ and for what a warm run then leaves out.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from homefactory import Turn, write_session
+from homefactory import Turn, dream_cli, write_session
 
 from dream import statement, statement_cache
 from dream.paths import resolve_paths
@@ -150,14 +147,6 @@ def test_not_allowed_to_write_writes_nothing(tmp_path: Path) -> None:
     assert not statement_cache.save() and not path.exists()
 
 
-def _dream(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_CONFIG_DIR", "HOME")}
-    env.update(HOME=str(home), CLAUDE_CONFIG_DIR=str(home / ".claude"), DREAM_WORKERS="1")
-    return subprocess.run(
-        [sys.executable, "-m", "dream", *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=300
-    )
-
-
 @pytest.mark.slow
 def test_a_run_writes_the_file_a_dry_run_never_does_and_the_plan_is_the_same(tmp_path: Path) -> None:
     home = tmp_path / "home"
@@ -166,14 +155,14 @@ def test_a_run_writes_the_file_a_dry_run_never_does_and_the_plan_is_the_same(tmp
     turns = [Turn(text, now - timedelta(hours=3 - n)) for n, text in enumerate(said)]
     write_session(home / ".claude", str(home / "src" / "app"), turns)
     stored = resolve_paths(home / ".claude").statements_file
-    assert _dream(home, "run", "--dry-run").returncode == 0
+    assert dream_cli(home, "run", "--dry-run").returncode == 0
     assert not stored.exists()
-    done = _dream(home, "run")
+    done = dream_cli(home, "run")
     assert done.returncode == 0, done.stderr
     assert stored.exists()
-    with_file = _dream(home, "plan", "--json")
+    with_file = dream_cli(home, "plan", "--json")
     stored.unlink()
-    without = _dream(home, "plan", "--json")
+    without = dream_cli(home, "plan", "--json")
     assert with_file.returncode == without.returncode == 0
 
     def plan(output: str) -> dict[str, object]:

@@ -1,28 +1,26 @@
 """Memory texts already found free of secrets, so that a run does not redact unchanged files again.
 
-Every memory file a run reads, plans or shows in a diff is redacted first (DESIGN.md §6): no
-secret is written or printed. On a typical memory that was most of a warm plan (~0.5 ms per KB),
-for files that had not changed since the last run found them clean. A text redaction leaves as it
-was is remembered here by a keyed hash (blake2b, 16 bytes, keyed by the redaction rules' version:
-new rules look again), and is not redacted again while it is unchanged; any other text is redacted
-as always. The hashes say nothing of what the texts hold.
+Every memory file a run reads, plans, shows in a diff or copies into a snapshot or a backup is
+redacted first (DESIGN.md §6): no secret is written or printed. On a typical memory that was most of
+a warm plan (~0.5 ms per KB), for files that had not changed since the last run found them clean. A
+text redaction leaves as it was is remembered by a keyed hash (blake2b, 16 bytes, keyed by the
+redaction rules' version: new rules look again), and is not redacted again while it is unchanged;
+any other text is redacted as always. The hashes say nothing of what the texts hold. Within one
+process, a text found to hold a secret is redacted once too.
 
-One file in dream's state dir (`Paths.clean_texts_file`), attached and saved the way the compiled
-pattern cache is (`regex_cache_file`): only a command that writes dream's state saves it, never a
-dry run. A missing, torn or foreign file means redacting as usual. Standard library only, but for
-the redactor itself.
+This module is the record in memory; where its file lives and who may write it: `clean_texts_file.py`
+(as for the compiled patterns, `regex_cache.py` and `regex_cache_file.py`). Standard library only, but
+for the redactor itself.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dream import rules_version
-from dream.errors import DreamError
-from dream.fsio import atomic_write_bytes, make_dirs, private_mode_for, read_regular
 
 if TYPE_CHECKING:  # the redactor is imported where a text is redacted, not by every command
     from dream.redact import RedactionResult
@@ -37,13 +35,12 @@ _DIRTY_KEPT = 32
 
 @dataclass
 class _Record:
-    path: Path | None = None
-    writable: bool = False
-    known: set[bytes] | None = None  # read when first needed
+    load: Callable[[], bytes] | None = None  # the file's bytes, read when first needed
+    known: set[bytes] | None = None
     used: set[bytes] = field(default_factory=set)
     new: set[bytes] = field(default_factory=set)
-    # This process's looks at texts that hold a secret (a memory file is looked at by the plan, the
-    # diff and the check after the write): never kept, and few.
+    # This process's looks at texts that hold a secret (a memory file is looked at by the snapshot,
+    # the plan, the diff and the check after the write): never kept, and few.
     dirty: dict[bytes, RedactionResult | None] = field(default_factory=dict)
 
 
@@ -60,26 +57,26 @@ def _key(text: str) -> bytes:
     ).digest()
 
 
-def attach(path: Path | None, *, writable: bool) -> None:
-    """Use the record at `path` from now on (None: no record); `writable` lets `save` write it.
-    Nothing is read until a text is asked about: a command that redacts no memory pays nothing."""
+def use(load: Callable[[], bytes] | None) -> None:
+    """From now on, a fresh record whose known texts `load` gives, when first needed (None: none)."""
     global _record
-    _record = _Record(path, writable)
+    _record = _Record(load)
 
 
 def _known() -> set[bytes]:
     if _record.known is None:
-        _record.known = set()
-        if _record.path is not None:
-            try:
-                data = read_regular(_record.path)[0]  # never opens a FIFO or a device put in its place
-            except (OSError, DreamError):
-                data = b""
-            head = _MAGIC + _version() + b"\n"
-            body = data[len(head) :]
-            if data.startswith(head) and len(body) % _DIGEST == 0:
-                _record.known = {body[at : at + _DIGEST] for at in range(0, len(body), _DIGEST)}
+        data = _record.load() if _record.load is not None else b""
+        _record.known = parse(data)
     return _record.known
+
+
+def parse(data: bytes) -> set[bytes]:
+    """The hashes a record file holds; none when it is torn, foreign or of other rules."""
+    head = _MAGIC + _version() + b"\n"
+    body = data[len(head) :]
+    if not data.startswith(head) or len(body) % _DIGEST:
+        return set()
+    return {body[at : at + _DIGEST] for at in range(0, len(body), _DIGEST)}
 
 
 def redact(text: str) -> RedactionResult:
@@ -105,12 +102,6 @@ def redact(text: str) -> RedactionResult:
     return result
 
 
-def _dirty(key: bytes, result: RedactionResult | None) -> None:
-    if len(_record.dirty) >= _DIRTY_KEPT:
-        _record.dirty.pop(next(iter(_record.dirty)))
-    _record.dirty[key] = result
-
-
 def contains_secret(text: str) -> bool:
     """`redact.contains_secret(text)`, without the work when the record knows the text is clean."""
     key = _key(text)
@@ -128,28 +119,26 @@ def contains_secret(text: str) -> bool:
     return False
 
 
-def save() -> bool:
-    """Write the record when this process found texts it lacked; True if written. An error leaves
-    the file as it was: it costs only speed."""
-    path = _record.path
+def _dirty(key: bytes, result: RedactionResult | None) -> None:
+    if len(_record.dirty) >= _DIRTY_KEPT:
+        _record.dirty.pop(next(iter(_record.dirty)))
+    _record.dirty[key] = result
+
+
+def unsaved() -> bytes | None:
+    """The record file to write: this process's texts, then older ones up to the cap; None when this
+    process found no clean text the file lacked."""
     known = _known()
-    if path is None or not _record.writable or not _record.new - known:
-        return False
-    claude_dir = path.parent.parent
-    if not claude_dir.is_dir():
-        return False  # a missing Claude dir is never made for a cache
+    if not _record.new - known:
+        return None
     kept = _record.used | _record.new
     for key in known - kept:
         if len(kept) >= _MAX_KEPT:
             break
         kept.add(key)
-    try:
-        make_dirs(path.parent, state_root=claude_dir)
-        mode = private_mode_for(path, state_root=claude_dir)
-        body = b"".join(sorted(kept))
-        atomic_write_bytes(path, _MAGIC + _version() + b"\n" + body, mode=mode, durable=False)
-    except (OSError, DreamError):
-        return False
-    _record.known = kept
-    _record.new = set()
-    return True
+    return _MAGIC + _version() + b"\n" + b"".join(sorted(kept))
+
+
+def saved(data: bytes) -> None:
+    """The record file now holds `data` (what `unsaved` gave)."""
+    _record.known, _record.new = parse(data), set()

@@ -69,7 +69,7 @@ def _settings(ctx: click.Context, local: dict[str, Any]) -> dict[str, Any]:
 
 
 # What dream keeps between runs in its state dir, only to be faster.
-_STATE_CACHES = ("dream.regex_cache_file", "dream.clean_texts", "dream.statement_cache")
+_STATE_CACHES = ("dream.regex_cache_file", "dream.clean_texts_file", "dream.statement_cache")
 
 
 def _run_guarded(func: F) -> F:
@@ -110,9 +110,9 @@ def _session(settings: dict[str, Any], *, writes_state: bool = False) -> Session
         paths = resolve_paths(settings.get("claude_dir"))
     writable = writes_state and not settings.get("dry_run")
     regex_cache_file.attach(paths.regex_cache_file if paths else None, writable=writable)
-    from dream import clean_texts, statement_cache
+    from dream import clean_texts_file, statement_cache
 
-    clean_texts.attach(paths.clean_texts_file if paths else None, writable=writable)
+    clean_texts_file.attach(paths.clean_texts_file if paths else None, writable=writable)
     statement_cache.attach(paths.statements_file if paths else None, writable=writable)
     from dream.api import Session
 

@@ -700,11 +700,13 @@ def is_temp_name(name: str) -> bool:
 def without_secrets(data: bytes) -> bytes:
     """A memory file's bytes with every secret the redactor finds replaced by its marker (the one
     exception to "verbatim" in backups and snapshots: no secret is kept anywhere dream writes).
-    Bytes that are not UTF-8 come back as they were around the markers."""
-    from dream.redact import redact
+    Bytes that are not UTF-8 come back as they were around the markers. Through the record of texts
+    already found clean (`clean_texts`): the snapshot, the first-run backup and the plan look at the
+    same files, and each is redacted once."""
+    from dream import clean_texts
 
     text = data.decode("utf-8", "surrogateescape")
-    result = redact(text)
+    result = clean_texts.redact(text)
     if not result.changed:
         return data
     return result.text.encode("utf-8", "surrogateescape")

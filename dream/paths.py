@@ -202,7 +202,7 @@ class Paths:
 
     @property
     def clean_texts_file(self) -> Path:
-        """The hashes of memory texts already found free of secrets (`clean_texts.py`)."""
+        """The hashes of memory texts already found free of secrets (`clean_texts_file.py`)."""
         return self.state_dir / "clean-texts.bin"
 
     @property

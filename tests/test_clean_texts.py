@@ -1,5 +1,6 @@
-"""The record of memory texts already found free of secrets (`dream/clean_texts.py`): a text it
-knows is not redacted again, any other text is, and a secret is never recorded.
+"""The record of memory texts already found free of secrets (`dream/clean_texts.py`, its file
+`dream/clean_texts_file.py`): a text it knows is not redacted again, any other text is, and a
+secret is never recorded.
 
 In process for what the record answers; as real subprocesses for who writes it (a dry run never
 does) and for what a warm run then leaves out.
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 from homefactory import Turn, dream_cli, write_session
 
-from dream import clean_texts, rules_version
+from dream import clean_texts, clean_texts_file, rules_version
 from dream import redact as redaction
 from dream.paths import resolve_paths
 
@@ -26,7 +27,7 @@ SECRET = "- The staging token is ghp_" + "Zq8" * 12 + " _(2026-11-20, session ab
 @pytest.fixture(autouse=True)
 def detached() -> Iterator[None]:
     yield
-    clean_texts.attach(None, writable=False)
+    clean_texts_file.attach(None, writable=False)
 
 
 def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -47,12 +48,12 @@ def test_a_clean_text_is_not_redacted_again_by_a_later_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = _record(tmp_path)
-    clean_texts.attach(path, writable=True)
+    clean_texts_file.attach(path, writable=True)
     assert clean_texts.redact(CLEAN).text == CLEAN
-    assert clean_texts.save()
+    assert clean_texts_file.save()
     assert CLEAN.encode() not in path.read_bytes()  # hashes, not texts
     seen = _counting(monkeypatch)
-    clean_texts.attach(path, writable=False)  # as the next command finds it
+    clean_texts_file.attach(path, writable=False)  # as the next command finds it
     assert clean_texts.redact(CLEAN).text == CLEAN
     assert not clean_texts.contains_secret(CLEAN)
     assert seen == []
@@ -64,13 +65,13 @@ def test_a_secret_is_redacted_every_time_and_never_recorded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = _record(tmp_path)
-    clean_texts.attach(path, writable=True)
+    clean_texts_file.attach(path, writable=True)
     redacted = clean_texts.redact(SECRET).text
     assert "ghp_" not in redacted
     assert clean_texts.contains_secret(SECRET)
     # What redaction made is known clean (redacting it again changes nothing): the file written from it.
-    assert clean_texts.save()
-    clean_texts.attach(path, writable=False)
+    assert clean_texts_file.save()
+    clean_texts_file.attach(path, writable=False)
     seen = _counting(monkeypatch)
     assert "ghp_" not in clean_texts.redact(SECRET).text and seen == [SECRET]
     assert clean_texts.redact(redacted).text == redacted and seen == [SECRET]
@@ -82,13 +83,13 @@ def test_under_other_redaction_rules_the_record_is_not_used(
 ) -> None:
     # A newer dream may find a secret the older rules missed: what they found clean is looked at again.
     path = _record(tmp_path)
-    clean_texts.attach(path, writable=True)
+    clean_texts_file.attach(path, writable=True)
     clean_texts.redact(CLEAN)
-    assert clean_texts.save()
+    assert clean_texts_file.save()
     rules = tmp_path / "redact.py"
     rules.write_bytes(rules_version.REDACTION[0].read_bytes() + b"\n# one more rule\n")
     monkeypatch.setattr(rules_version, "REDACTION", (rules, *rules_version.REDACTION[1:]))
-    clean_texts.attach(path, writable=False)
+    clean_texts_file.attach(path, writable=False)
     seen = _counting(monkeypatch)
     clean_texts.redact(CLEAN)
     assert seen == [CLEAN]
@@ -99,20 +100,20 @@ def test_a_damaged_or_foreign_record_means_redacting(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: bytes
 ) -> None:
     path = _record(tmp_path)
-    clean_texts.attach(path, writable=True)
+    clean_texts_file.attach(path, writable=True)
     clean_texts.redact(CLEAN)
-    assert clean_texts.save()
+    assert clean_texts_file.save()
     path.write_bytes(path.read_bytes()[:-3] if damage == b"" else damage)
-    clean_texts.attach(path, writable=False)
+    clean_texts_file.attach(path, writable=False)
     seen = _counting(monkeypatch)
     assert clean_texts.redact(CLEAN).text == CLEAN and seen == [CLEAN]
 
 
 def test_a_record_not_allowed_to_write_writes_nothing(tmp_path: Path) -> None:
     path = _record(tmp_path)
-    clean_texts.attach(path, writable=False)
+    clean_texts_file.attach(path, writable=False)
     clean_texts.redact(CLEAN)
-    assert not clean_texts.save() and not path.exists()
+    assert not clean_texts_file.save() and not path.exists()
 
 
 # As the real command line runs.

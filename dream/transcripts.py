@@ -417,7 +417,7 @@ def _candidate_lines(
 
 def _lane_lines(
     path: Path, stats: ReadStats, lanes: tuple[_Lane, ...], marks: _Marks | None = None
-) -> Iterator[tuple[int, bytes]]:
+) -> Iterator[tuple[_Lane, bytes]]:
     """(lane, line) for every complete line of a file that one of the lanes takes, found by scanning
     1 MB blocks; lines of one lane come in file order.
 
@@ -479,17 +479,17 @@ def _not_a_transcript(handle: BinaryIO, block: bytes, stats: ReadStats) -> bool:
     return True
 
 
-def _taken(line: bytes, scan: _Scan, stats: ReadStats) -> list[tuple[int, bytes]]:
+def _taken(line: bytes, scan: _Scan, stats: ReadStats) -> list[tuple[_Lane, bytes]]:
     """(lane, line) for each lane that takes a whole line held apart from its block."""
     return [
-        (n, line)
-        for n, lane in enumerate(scan.lanes)
+        (lane, line)
+        for lane in scan.lanes
         if any(needle in line for needle in lane.needles)
         and not _rejected(line, 0, len(line), lane.reject, stats, scan.marks_for(lane))
     ]
 
 
-def _block_lines(block: bytes, scan: _Scan, stats: ReadStats) -> list[tuple[int, bytes]]:
+def _block_lines(block: bytes, scan: _Scan, stats: ReadStats) -> list[tuple[_Lane, bytes]]:
     """The lines that end in this block (the one begun in an earlier block included), by lane."""
     limit = defaults.MAX_USER_LINE_BYTES
     stats.malformed_lines += _non_json_lines(block)
@@ -522,7 +522,7 @@ def _block_lines(block: bytes, scan: _Scan, stats: ReadStats) -> list[tuple[int,
                     if lane.primary:  # a line is counted once
                         stats.oversized_lines += 1
                 elif not _rejected(block, start, end, lane.reject, stats, scan.marks_for(lane)):
-                    found.append((n, block[start:end]))
+                    found.append((lane, block[start:end]))
     scan.carry = block[hi:]
     if len(scan.carry) > limit:
         stats.oversized_lines += 1
@@ -531,7 +531,7 @@ def _block_lines(block: bytes, scan: _Scan, stats: ReadStats) -> list[tuple[int,
     return found
 
 
-def _unterminated_line(scan: _Scan, stats: ReadStats) -> list[tuple[int, bytes]]:
+def _unterminated_line(scan: _Scan, stats: ReadStats) -> list[tuple[_Lane, bytes]]:
     """The last line when the file does not end with a newline: the client may be writing it right
     now, so it counts only when it is whole JSON."""
     carry = scan.carry
@@ -578,7 +578,7 @@ def read_claude_transcript(
     # Entries with a `_NEVER_USER_TEXT` marker are never the user's words; a tool result among
     # them that tries to plant a rule is still counted for the report.
     for lane, line in _lane_lines(path, stats, (_USER_LANE, _AGENT_LANE), marks):
-        if lane == 1:
+        if lane is _AGENT_LANE:
             if not marks.sdk:
                 _agent_turn(line, path, turns, quiet)
             continue

@@ -29,8 +29,10 @@ _MAGIC = b"dream-clean-texts 1\n"
 _DIGEST = 16
 # The record stays the size of a memory: the texts of this run, then older ones up to this many.
 _MAX_KEPT = 4096
-# Texts with a secret this process remembers having looked at.
+# Texts with a secret this process remembers having looked at: this many, of at most this many
+# characters in all (a daemon keeps its process for weeks).
 _DIRTY_KEPT = 32
+_DIRTY_CHARS = 8_000_000
 
 
 @dataclass
@@ -41,7 +43,8 @@ class _Record:
     new: set[bytes] = field(default_factory=set)
     # This process's looks at texts that hold a secret (a memory file is looked at by the snapshot,
     # the plan, the diff and the check after the write): never kept, and few.
-    dirty: dict[bytes, RedactionResult | None] = field(default_factory=dict)
+    dirty: dict[bytes, tuple[int, RedactionResult | None]] = field(default_factory=dict)
+    dirty_chars: int = 0
 
 
 _record = _Record()
@@ -89,11 +92,11 @@ def redact(text: str) -> RedactionResult:
         _record.used.add(key)
         return RedactionResult(text, ())
     seen = _record.dirty.get(key)
-    if seen is not None:
-        return seen
+    if seen is not None and seen[1] is not None:
+        return seen[1]
     result = redact_text(text)
     if result.changed:
-        _dirty(key, result)
+        _dirty(key, len(text), result)
         # What redaction makes redacts to itself (it looks again until nothing is left; the property
         # test `test_redact.test_idempotent` holds it to that): the file written from it is clean.
         _record.new.add(_key(result.text))
@@ -113,16 +116,21 @@ def contains_secret(text: str) -> bool:
     from dream.redact import contains_secret as has_secret
 
     if has_secret(text):
-        _dirty(key, None)
+        _dirty(key, 0, None)
         return True
     _record.new.add(key)
     return False
 
 
-def _dirty(key: bytes, result: RedactionResult | None) -> None:
-    if len(_record.dirty) >= _DIRTY_KEPT:
-        _record.dirty.pop(next(iter(_record.dirty)))
-    _record.dirty[key] = result
+def _dirty(key: bytes, chars: int, result: RedactionResult | None) -> None:
+    dirty = _record.dirty
+    old = dirty.pop(key, None)
+    _record.dirty_chars -= old[0] if old else 0
+    while dirty and (len(dirty) >= _DIRTY_KEPT or _record.dirty_chars + chars > _DIRTY_CHARS):
+        _record.dirty_chars -= dirty.pop(next(iter(dirty)))[0]
+    if chars <= _DIRTY_CHARS:
+        dirty[key] = (chars, result)
+        _record.dirty_chars += chars
 
 
 def unsaved() -> bytes | None:

@@ -95,6 +95,20 @@ def test_under_other_redaction_rules_the_record_is_not_used(
     assert seen == [CLEAN]
 
 
+def test_the_texts_with_a_secret_a_process_remembers_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A daemon keeps its process for weeks: what it remembers of texts with secrets stays small.
+    monkeypatch.setattr(clean_texts, "_DIRTY_CHARS", 3 * len(SECRET))
+    clean_texts.use(None)
+    texts = [SECRET.replace("staging", f"stage-{n}") for n in range(6)]
+    for text in texts:
+        assert "ghp_" not in clean_texts.redact(text).text
+    assert len(clean_texts._record.dirty) <= 3
+    assert clean_texts._record.dirty_chars <= 3 * len(SECRET)
+    seen = _counting(monkeypatch)
+    assert "ghp_" not in clean_texts.redact(texts[0]).text and seen == [texts[0]]  # forgotten: again
+    assert "ghp_" not in clean_texts.redact(texts[-1]).text and seen == [texts[0]]  # remembered
+
+
 @pytest.mark.parametrize("damage", [b"", b"dream-clean-texts 1\n", b"\x00" * 40, b"garbage\nmore"])
 def test_a_damaged_or_foreign_record_means_redacting(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: bytes

@@ -136,6 +136,8 @@ def _dirty(key: bytes, chars: int, result: RedactionResult | None) -> None:
 def unsaved() -> bytes | None:
     """The record file to write: this process's texts, then older ones up to the cap; None when this
     process found no clean text the file lacked."""
+    if not _record.new:
+        return None  # nothing found clean: the file need not even be read
     known = _known()
     if not _record.new - known:
         return None

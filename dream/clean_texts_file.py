@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dream import clean_texts
-from dream.errors import DreamError
-from dream.fsio import atomic_write_bytes, make_dirs, private_mode_for, read_regular
+from dream.fsio import read_state_cache, write_state_cache
 
 
 @dataclass
@@ -29,7 +28,7 @@ _attached = _Attached()
 def attach(path: Path | None, *, writable: bool) -> None:
     """Use the record at `path` from now on (None: no record); `writable` lets `save` write it."""
     _attached.path, _attached.writable = path, writable
-    clean_texts.use(None if path is None else lambda: _read(path))
+    clean_texts.use(None if path is None else lambda: read_state_cache(path))
 
 
 def save() -> bool:
@@ -39,21 +38,7 @@ def save() -> bool:
     if path is None or not _attached.writable:
         return False
     data = clean_texts.unsaved()
-    claude_dir = path.parent.parent
-    if data is None or not claude_dir.is_dir():
-        return False  # a missing Claude dir is never made for a cache
-    try:
-        make_dirs(path.parent, state_root=claude_dir)
-        mode = private_mode_for(path, state_root=claude_dir)
-        atomic_write_bytes(path, data, mode=mode, durable=False)  # a cache lost in a crash costs time
-    except (OSError, DreamError):
+    if data is None or not write_state_cache(path, data):
         return False
     clean_texts.saved(data)
     return True
-
-
-def _read(path: Path) -> bytes:
-    try:
-        return read_regular(path)[0]  # never opens a FIFO or a device put in its place
-    except (OSError, DreamError):
-        return b""

@@ -401,6 +401,32 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None, dura
         raise _write_error(path, exc, untouched=False) from exc
 
 
+def read_state_cache(path: Path) -> bytes:
+    """The bytes of one of dream's caches in its state dir (`<claude>/dream/…`); empty when it is
+    missing or cannot be read. A FIFO or a device put in its place is never opened."""
+    try:
+        return read_regular(path)[0]
+    except (OSError, DreamError):
+        return b""
+
+
+def write_state_cache(path: Path, data: bytes) -> bool:
+    """Replace one of dream's caches in its state dir (`<claude>/dream/…`); True if written.
+
+    The state dir is made if it is missing (as private as the Claude dir above it); a missing Claude
+    dir is never made for a cache. Not fsynced: a cache lost in a crash is made again. An error
+    leaves the file as it was: a cache costs only speed."""
+    claude_dir = path.parent.parent
+    if not claude_dir.is_dir():
+        return False
+    try:
+        make_dirs(path.parent, state_root=claude_dir)
+        atomic_write_bytes(path, data, mode=private_mode_for(path, state_root=claude_dir), durable=False)
+    except (OSError, DreamError):
+        return False
+    return True
+
+
 def atomic_write_text(path: Path, text: str, *, mode: int | None = None) -> None:
     """UTF-8, newlines exactly as given (CRLF stays CRLF).
 

@@ -308,11 +308,9 @@ class _Working:
                 return
             duplicate_of, _, _ = self._match(statement)
             if duplicate_of is not None and directive.action == AgentAction.ADD:
-                update = _restated(duplicate_of[1], signal, text, self.refusals)
+                update = self._restate(duplicate_of[1], signal, text)
                 if update is not None:
                     _attribute(update, directive)
-                    self.proposals.append(update)
-                    self.updates_of.setdefault(id(update.target), []).append(update)
                 return
             proposal = _attribute(
                 _from_signal(Action.ADD, signal, text, f"new ({directive.why or 'the agent'})"[:160]),
@@ -399,11 +397,7 @@ class _Working:
                 if isinstance(other, Entry) and not other.native:
                     for earlier in self.updates_of.get(id(other), ()):
                         earlier.dropped = True  # a restatement of it is moot once it is archived
-                    retired = _from_signal(
-                        Action.ARCHIVE, signal, other.text, f"contradicted on '{term}' by: {text[:80]}"
-                    )
-                    retired.file, retired.target = other.file, other
-                    self.proposals.append(retired)
+                    self.proposals.append(_retired(signal, text, other, term))
         elif contradicted:
             proposal = _replace(
                 signal, text, [(e, t, x) for _, e, t, x in contradicted], self.proposals, self.updates_of
@@ -426,11 +420,13 @@ class _Working:
             self.proposals.append(proposal)
             self._add_item(proposal, statement)
 
-    def _restate(self, item: Entry | Proposal, signal: Signal, text: str) -> None:
+    def _restate(self, item: Entry | Proposal, signal: Signal, text: str) -> Proposal | None:
+        """The update a restatement of `item` makes, proposed (None: nothing to refresh)."""
         update = _restated(item, signal, text, self.refusals)
         if update is not None:
             self.proposals.append(update)
             self.updates_of.setdefault(id(update.target), []).append(update)
+        return update
 
     def _sibling(self, statement: Statement) -> int | None:
         """An addition of this run that the statement is another side of (DESIGN.md §5: siblings
@@ -581,10 +577,14 @@ def _replace(
     proposals.append(proposal)
     for other, other_term, _ in contradicted[1:]:
         if isinstance(other, Entry) and not other.native:
-            extra = _from_signal(
-                Action.ARCHIVE, signal, other.text, f"contradicted on '{other_term}' by: {text[:80]}"
-            )
-            extra.file, extra.target = other.file, other
+            extra = _retired(signal, text, other, other_term)
             proposals.append(extra)
             proposal.companions.append(extra)
+    return proposal
+
+
+def _retired(signal: Signal, text: str, entry: Entry, term: str) -> Proposal:
+    """The archiving of an entry that `text` (the newer saying) contradicts on `term`."""
+    proposal = _from_signal(Action.ARCHIVE, signal, entry.text, f"contradicted on '{term}' by: {text[:80]}")
+    proposal.file, proposal.target = entry.file, entry
     return proposal

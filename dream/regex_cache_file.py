@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dream import regex_cache
-from dream.errors import DreamError
-from dream.fsio import atomic_write_bytes, make_dirs, private_mode_for, read_regular
+from dream.fsio import read_state_cache, write_state_cache
 
 
 @dataclass
@@ -46,26 +45,14 @@ def save() -> bool:
     if not path.parent.parent.is_dir():
         return False
     entries = regex_cache.unsaved(_read(path))
-    if entries is None:
-        return False
-    claude_dir = path.parent.parent
-    try:
-        make_dirs(path.parent, state_root=claude_dir)
-        mode = private_mode_for(path, state_root=claude_dir)
-        # Not fsynced: a cache lost in a crash is compiled again.
-        atomic_write_bytes(path, regex_cache.dump(entries), mode=mode, durable=False)
-    except (OSError, DreamError):
+    if entries is None or not write_state_cache(path, regex_cache.dump(entries)):
         return False
     regex_cache.saved(entries)
     return True
 
 
 def _read(path: Path) -> dict[bytes, regex_cache.Entry]:
-    try:
-        data = read_regular(path)[0]  # never opens a FIFO or a device put in its place
-    except (OSError, DreamError):
-        return {}
-    return regex_cache.parse(data)
+    return regex_cache.parse(read_state_cache(path))
 
 
 def warm(path: Path) -> int:

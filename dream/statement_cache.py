@@ -11,6 +11,7 @@ not make a Statement, means analysing as usual.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import marshal
 from collections.abc import Callable
@@ -19,8 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dream import rules_version
-from dream.errors import DreamError
-from dream.fsio import atomic_write_bytes, make_dirs, private_mode_for, read_regular
+from dream.fsio import read_state_cache, write_state_cache
 
 if TYPE_CHECKING:
     from dream.statement import Statement
@@ -30,6 +30,7 @@ _SOURCES = (Path(__file__).with_name("statement.py"),)
 _MAX_KEPT = 200_000
 
 
+@functools.cache
 def _fields() -> tuple[str, ...]:
     from dream.statement import Statement
 
@@ -69,8 +70,8 @@ def _load() -> None:
     if _store.path is None:
         return
     try:
-        data = marshal.loads(read_regular(_store.path)[0])  # never opens a FIFO put in its place
-    except (OSError, DreamError, ValueError, EOFError, TypeError):
+        data = marshal.loads(read_state_cache(_store.path))
+    except (ValueError, EOFError, TypeError):
         return
     if isinstance(data, dict) and data.get("version") == _version() and isinstance(data.get("rows"), dict):
         _store.rows = data["rows"]
@@ -114,9 +115,6 @@ def save() -> bool:
     path = _store.path
     if path is None or not _store.writable or not _store.new:
         return False
-    claude_dir = path.parent.parent
-    if not claude_dir.is_dir():
-        return False  # a missing Claude dir is never made for a cache
     rows = {key: _store.rows[key] for key in _store.used}
     rows.update(_store.new)
     for key, row in _store.rows.items():
@@ -124,11 +122,10 @@ def save() -> bool:
             break
         rows.setdefault(key, row)
     try:
-        make_dirs(path.parent, state_root=claude_dir)
-        mode = private_mode_for(path, state_root=claude_dir)
         data = marshal.dumps({"version": _version(), "rows": rows})
-        atomic_write_bytes(path, data, mode=mode, durable=False)
-    except (OSError, DreamError, ValueError):
+    except ValueError:
+        return False
+    if not write_state_cache(path, data):
         return False
     _store.rows, _store.new, _store.used = rows, {}, set(rows)
     return True

@@ -60,6 +60,11 @@ GATE_MIN_CONFIDENCE = 0.9
 GATE_MIN_DURABILITY = 0.85
 GATE_MAX_CHANGE_RISK = 0.2
 GATE_MAX_SENSITIVITY = 0.3
+# An explicit change to an entry from before the run ("we moved from conda to pixi" against "the
+# conda env in envs/x.yaml"): the person said the entry no longer holds, so leaving it current is
+# the likelier harm; the model's doubt about the new wording weighs less. Its words are kept and
+# the old entry archived with the reason, so the change is undone by restore or by hand.
+GATE_REPLACE_MIN_SCORE = 0.5
 MAX_CHANGES_PER_RUN = 50
 # Below the gates, a proposal under this durability is not worth the person's answer: dropped
 # (it is still in the transcripts; a restatement raises it). Above it, it may wait for review:

@@ -46,7 +46,7 @@ from dream.transcripts import (
 
 # Raised whenever what a digest holds changes, the signals a message yields among it: a cached
 # digest of another format is read again.
-DIGEST_FORMAT = 7
+DIGEST_FORMAT = 8
 _TERM = regex_cache.compile(r"[a-z][a-z0-9+#.-]{2,29}")
 MAX_TERMS = 4000
 

@@ -19,7 +19,7 @@ from dream.actions import Action
 from dream.config import Config
 from dream.decisions import By
 from dream.matching import specific_terms
-from dream.statement import content_terms, is_key_term, key_terms
+from dream.statement import content_terms, is_key_term, key_terms, stem
 
 if TYPE_CHECKING:
     from dream.memory import Entry
@@ -84,15 +84,28 @@ def is_pinned(entry: Entry, pinned: tuple[str, ...] = ()) -> bool:
 def score_reasons(proposal: Proposal) -> list[str]:
     """The scores below a gate (empty: the scores pass)."""
     why = []
-    if proposal.confidence < defaults.GATE_MIN_CONFIDENCE:
-        why.append(f"confidence {proposal.confidence:.2f} < {defaults.GATE_MIN_CONFIDENCE}")
-    if proposal.durability < defaults.GATE_MIN_DURABILITY:
-        why.append(f"durability {proposal.durability:.2f} < {defaults.GATE_MIN_DURABILITY}")
+    least_confidence, least_durability = defaults.GATE_MIN_CONFIDENCE, defaults.GATE_MIN_DURABILITY
+    if _announces_a_change(proposal):
+        least_confidence = least_durability = defaults.GATE_REPLACE_MIN_SCORE
+    if proposal.confidence < least_confidence:
+        why.append(f"confidence {proposal.confidence:.2f} < {least_confidence}")
+    if proposal.durability < least_durability:
+        why.append(f"durability {proposal.durability:.2f} < {least_durability}")
     if proposal.change_risk > defaults.GATE_MAX_CHANGE_RISK:
         why.append(f"change risk {proposal.change_risk:.2f} > {defaults.GATE_MAX_CHANGE_RISK}")
     if proposal.sensitivity > defaults.GATE_MAX_SENSITIVITY:
         why.append(f"sensitivity {proposal.sensitivity:.2f}")
     return why
+
+
+def _announces_a_change(proposal: Proposal) -> bool:
+    """An explicit change to an entry from before the run that names what holds now ("we've
+    moved the environment from conda to pixi"); a bare "no, not LiveData" names nothing new and
+    is judged like any rule."""
+    if proposal.action != Action.REPLACE or proposal.target is None or proposal.hold:
+        return False
+    before = content_terms(proposal.target.text)
+    return any(stem(term) not in before for term in key_terms(proposal.text))
 
 
 def needs_person(proposal: Proposal, pinned: tuple[str, ...] = ()) -> list[str]:

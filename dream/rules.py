@@ -20,7 +20,7 @@ from functools import lru_cache
 from dream import defaults, regex_cache
 from dream.sentences import QUOTE_PLACEHOLDER, prose_lines
 from dream.statement import KEY_TERM as _KEY
-from dream.statement import STOPWORDS, content_terms, is_complaint, is_key_term, key_terms
+from dream.statement import STOPWORDS, content_terms, is_complaint, is_key_term, key_terms, says_gone
 
 # As `sentences`' quoted spans, except after "=": in precision='bf16-mixed' the quote is a value the
 # person set, and the model should read it.
@@ -423,6 +423,9 @@ def as_rule(text: str) -> str:
     """The tidy piece in a rule's voice. (Cached, as `tidy` is: grouping and rewriting ask of one
     piece several times.)"""
     text = tidy(text)
+    head, colon, tail = text.partition(": ")
+    if colon and frames(head) and _word_count(tail) >= _MIN_WORDS:
+        text = tail  # "The second: we've switched the annotation to GENCODE v46"
     # The entry is dated: "from now on" says nothing more there (the model read it already).
     forever = _LEADING_FOREVER.match(text)
     if forever and len(text[forever.end() :].split()) >= _MIN_WORDS:
@@ -483,6 +486,8 @@ def rewrite(pieces: list[Piece], group: tuple[int, ...], core: frozenset[int] = 
         dependent = kept and is_dependent(pieces[kept[0]].text)
         if kept and not dependent and _joined_length(pieces, kept) < _joined_length(pieces, group):
             group = kept
+    while len(group) > 1 and pieces[group[1]].boundary is Boundary.CLAUSE and frames(pieces[group[0]].text):
+        group = group[1:]  # "Quick heads up before you dig in the save code; saves aren't JSON …"
     text = ""
     for index in group:
         piece = as_rule(pieces[index].text)
@@ -498,6 +503,30 @@ def rewrite(pieces: list[Piece], group: tuple[int, ...], core: frozenset[int] = 
     if len(text) > defaults.RULE_TARGET_CHARS:
         text = _shorten(text)
     return text + "." if text and text[-1] not in ".?\"'`。！？" else text
+
+
+# What a rule says it with: without one of these, a clause that names nothing only frames what follows.
+_RULE_WORD = regex_cache.compile(
+    r"\b(?:never|always|don'?t|dont|do not|must|mustn'?t|should|shouldn'?t|need|needs|has to|have to|"
+    r"only|avoid|stop|use|uses|used|prefer|keep|stays?|no|not|every|each|all|goes|lives?|instead|"
+    r"rather|nunca|sempre|siempre|jamais|toujours|nie|nigdy|immer|nie)\b|n't\b",
+    re.IGNORECASE,
+)
+
+
+_ORDINAL = regex_cache.compile(
+    r"^(?:the )?(?:first|second|third|next|last|another)(?: one)?\W*$|^one more\b", re.I
+)
+
+
+def frames(text: str) -> bool:
+    """A clause that only introduces the next one: it names nothing and says no rule ("Quick
+    heads up before you go digging in the save code", "While that restores (sigh)", "The second")."""
+    if key_terms(text) or any(ch.isdigit() for ch in text) or _RULE_WORD.search(text):
+        return False
+    if len(text.split()) < 3 and not _ORDINAL.match(text):
+        return False  # a label says what the rule is about: "Logging: we're on tracing now"
+    return not any(is_key_term(term) or not term.isalpha() for term in content_terms(text))
 
 
 # Words a rule's clause opens with that are no name (beside the stop words).
@@ -555,7 +584,8 @@ def stands_alone(text: str, asked: bool = False) -> bool:
     body = text.rstrip(".")
     if _word_count(body) < _MIN_WORDS or body.endswith("?") or asked:
         return False
-    return not (is_dependent(body) and not key_terms(body))
+    # "marinefeed is dead, we dropped it": a name said to be gone is named, whatever points back at it
+    return not (is_dependent(body) and not key_terms(body)) or says_gone(body)
 
 
 # The agent's question offering a choice: "Should I use Mockito or MockK for the ViewModel tests?"
@@ -726,6 +756,8 @@ def join_one_rule(
                 & {categories[i][0] for i in group if categories[i]}
             )
             one_subject = kind or bool(_terms(pieces, last) & _terms(pieces, group))
+            # "marinefeed is dead, we dropped it. positions come off kafka now": what replaces it
+            one_subject = one_subject or (adjacent and says_gone(" ".join(pieces[i].text for i in last)))
             item = pieces[group[0]].boundary is Boundary.ITEM
             if (tail and group[0] - last[-1] <= 2) or (
                 adjacent and one_subject and not item and size <= _JOIN_MAX_CHARS

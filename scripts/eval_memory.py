@@ -1,6 +1,6 @@
 """Memory-level evaluation: does one unattended `dream run` leave the memory a careful reader keeps?
 
-python scripts/eval_memory.py [--split dev|train|dev2|dev3|heldout|both] [--show] [--keep DIR]
+python scripts/eval_memory.py [--split dev|train|dev2|dev3|dev4|dev5|heldout|both] [--show] [--keep DIR]
 
 Each project in `tests/data/memory-eval/<split>/*.json` is a week of sessions in one person's voice,
 the memory they already had, and the ideal memory (written before any tuning): the rules and facts
@@ -14,7 +14,8 @@ later statement replaced. The project becomes a Claude home in the real client's
     auto-applied .. entries this run wrote that hold an ideal item (the precision of the gates)
     review queue .. items waiting for review after the run
 
-`dev`, `train` and `dev2` may be tuned on; `dev3` is read only as totals; `heldout` never is.
+`dev`, `train`, `dev2`, `dev3` and `dev4` may be tuned on (dev3 and dev4 only since their first
+figures); `dev5` is read only as totals; `heldout` never is.
 """
 
 from __future__ import annotations
@@ -43,8 +44,9 @@ from dream.memory import load_memory  # noqa: E402
 DATA = ROOT / "tests" / "data" / "memory-eval"
 # dev and train: the signal model is trained on their messages (scripts/train_signal_model.py);
 # dev2 and dev3: written later by labellers who never saw the code, in voices the others lack,
-# and outside the model's training data (dev3 is read only as totals); heldout: never tuned on.
-SPLITS = ("dev", "train", "dev2", "dev3", "heldout")
+# and outside the model's training data; dev4 and dev5: four projects each by labellers who never
+# saw the code (dev5 is read only as totals); heldout: never tuned on.
+SPLITS = ("dev", "train", "dev2", "dev3", "dev4", "dev5", "heldout")
 
 
 def _holds(text: str, groups: list[list[str]]) -> bool:

@@ -131,6 +131,20 @@ ROWS: list[tuple[str, str, bool]] = [
 # A name said to be gone retires the entry that uses it, whatever the vocabulary knows of the name
 # (`departure`, judged against memory from before the run).
 DEPARTURES: list[tuple[str, str, bool]] = [
+    # separable verbs, "not ... anymore" with its subject, "isn't even installed anymore"
+    (
+        "We ripped Dialogic out, it's gone completely.",
+        "Dialogue is authored with the Dialogic 2 plugin.",
+        True,
+    ),
+    ("we turned RabbitMQ off on Friday", "Celery broker is RabbitMQ (amqp://rabbitmq:5672//).", True),
+    ("Saves aren't JSON anymore.", "Save games are written as JSON to user://saves/slot_N.json.", True),
+    ("Saves aren't JSON anymore.", "API responses are JSON with snake_case keys.", False),  # other subject
+    ("CI isn't on Jenkins anymore.", "CI runs on Jenkins at ci.internal.", True),
+    ("butler isn't even installed anymore", "Builds are uploaded to itch.io with butler.", True),
+    ("pnpm isn't installed on the CI image", "Install packages with pnpm.", False),  # a fact, no change
+    ("it isn't slow anymore", "The slow test suite runs nightly.", False),  # names nothing
+    ("The builds aren't on Heroku anymore", "Staging is deployed to Heroku (git push heroku main).", True),
     (
         "we finally moved off Bitbucket Pipelines",
         "CI runs on Bitbucket Pipelines (bitbucket-pipelines.yml).",

@@ -59,6 +59,43 @@ PINNED = entry_from_line("decisions.md", "- [2026-01-12] Chose Celery for backgr
             {"action": Action.REPLACE, "target": ENTRY, "hold": replacement_holds("celery", True, "x.md")},
             "own memory",
         ),
+        # An explicit change to an entry from before the run that names what holds now: the
+        # stale entry is the likelier harm, so the model's doubt weighs less ...
+        (
+            {
+                "action": Action.REPLACE,
+                "target": ENTRY,
+                "text": "We moved jobs from Celery to Dramatiq.",
+                "confidence": 0.6,
+                "durability": 0.55,
+            },
+            None,
+        ),
+        (
+            {
+                "action": Action.REPLACE,
+                "target": ENTRY,
+                "text": "We moved jobs to Dramatiq.",
+                "confidence": defaults.GATE_REPLACE_MIN_SCORE - 0.01,
+            },
+            "confidence",
+        ),
+        # ... but a bare "not Celery" names nothing new, and a rule of the window is no entry of before
+        (
+            {"action": Action.REPLACE, "target": ENTRY, "text": "No, not Celery.", "durability": 0.6},
+            "durability",
+        ),
+        ({"action": Action.ADD, "text": "We moved jobs to Dramatiq.", "durability": 0.6}, "durability"),
+        (
+            {
+                "action": Action.REPLACE,
+                "target": ENTRY,
+                "text": "We moved jobs to Dramatiq.",
+                "durability": 0.6,
+                "hold": replacement_holds("celery", False, None),
+            },
+            "implicit",
+        ),
         # A re-dated entry changes no meaning: only its holds count, never its scores.
         ({"action": Action.REDATE, "confidence": 0.1, "durability": 0.1}, None),
     ],

@@ -160,7 +160,7 @@ def rules(text: str, rule_at: set[int]) -> list[str]:
         (
             "Same as before: run the smoke tests against staging after deploying.",
             {0},
-            ["Same as before: run the smoke tests against staging after deploying."],
+            ["Run the smoke tests against staging after deploying."],  # the lead-in only framed it
         ),
         ("that's wrong, we use pnpm in this repo", {0}, ["We use pnpm in this repo."]),
         # scripts without spaces between words
@@ -225,6 +225,32 @@ def rules(text: str, rule_at: set[int]) -> list[str]:
             "Does InvoiceNote use BelongsToTenant? It has to. Every model with a tenant_id uses that trait.",
             {2},
             ["Every model with a tenant_id uses the BelongsToTenant trait."],
+        ),
+        # a clause that only frames the rule goes; a label that says what it is about stays
+        (
+            "Last one before I hand over; every patient gets a microchip_number column.",
+            {0, 1},
+            ["Every patient gets a microchip_number column."],
+        ),
+        (
+            "While that restores (sigh): migrations are roll-forward only, never write a down() method.",
+            {0},
+            ["Migrations are roll-forward only, never write a down() method."],
+        ),
+        (
+            "The second: we switched the annotation to GENCODE v46.",
+            {0},
+            ["We switched the annotation to GENCODE v46."],
+        ),
+        (
+            "Logging: we're on tracing now, not env_logger.",
+            {0},
+            ["Logging: we're on tracing now, not env_logger."],
+        ),
+        (
+            "Unit tests: mock S3 with moto, never real AWS.",
+            {0},
+            ["Unit tests: mock S3 with moto, never real AWS."],
         ),
         # dropping: what cannot stand alone is not stored
         ("Use them for every new component.", {0}, []),

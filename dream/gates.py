@@ -104,8 +104,14 @@ def _announces_a_change(proposal: Proposal) -> bool:
     is judged like any rule."""
     if proposal.action != Action.REPLACE or proposal.target is None or proposal.hold:
         return False
-    before = content_terms(proposal.target.text)
-    return any(stem(term) not in before for term in key_terms(proposal.text))
+    return names_what_holds_now(proposal.text, proposal.target.text)
+
+
+def names_what_holds_now(text: str, before: str) -> bool:
+    """The new words name something the entry does not ("StateFlow" against "ViewModels expose
+    LiveData"); "no, not LiveData" names nothing new."""
+    old = content_terms(before)
+    return any(stem(term) not in old for term in key_terms(text))
 
 
 def needs_person(proposal: Proposal, pinned: tuple[str, ...] = ()) -> list[str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 
 from dream import defaults, regex_cache
@@ -18,7 +18,7 @@ from dream.candidates import entry_id
 from dream.contradiction import contradiction, departure
 from dream.dates import absolutize, has_relative_date
 from dream.decisions import AgentAction, By, Directive
-from dream.gates import replacement_holds, signal_holds
+from dream.gates import names_what_holds_now, replacement_holds, signal_holds
 from dream.matching import TermIndex, is_duplicate, is_sibling, similarity, specific_terms
 from dream.memory import Entry, Memory, normalise_key
 from dream.signals import FOR_A_WHILE, Signal
@@ -190,6 +190,10 @@ class _Working:
         self.refusals: list[Refusal] = []
         self.items: list[tuple[Entry | Proposal, Statement]] = []
         self.dead: set[int] = set()
+        # The replacement of each entry this run replaces (by identity), with the signal it came
+        # from: a second saying of the change replaces the entry in its turn, and the first is
+        # kept as an addition (its words are not lost, the entry is archived once).
+        self.replaced: dict[int, tuple[Proposal, Signal]] = {}
         # Updates and re-datings of each entry (by identity): a later replacement makes them moot.
         self.updates_of: dict[int, list[Proposal]] = {}
         self.index = TermIndex()
@@ -399,9 +403,23 @@ class _Working:
                         earlier.dropped = True  # a restatement of it is moot once it is archived
                     self.proposals.append(_retired(signal, text, other, term))
         elif contradicted:
+            _, first, term, explicit = contradicted[0]
+            if id(first) in self.replaced:
+                earlier = self.replaced[id(first)][0]
+                if duplicate_of is not None and duplicate_of[1] is earlier:
+                    self._restate(earlier, signal, text)  # the same change said again
+                    return
+                if not explicit or not names_what_holds_now(text, first.text):
+                    # "you used LiveData again", "no, not LiveData" beside "we moved to StateFlow": agrees
+                    self.refusals.append(
+                        Refusal(text, "duplicate", f"the entry is replaced in this run on '{term}'")
+                    )
+                    return
+                self._keep_as_addition(*self.replaced.pop(id(first)))
             proposal = _replace(
                 signal, text, [(e, t, x) for _, e, t, x in contradicted], self.proposals, self.updates_of
             )
+            self.replaced[id(first)] = (proposal, signal)
             if contradicted[0][0] in gone:
                 # "Poetry c'est fini" retires the Poetry entry: news of a change is durable by what
                 # it says, and the old entry goes to archive.md with the person's words.
@@ -419,6 +437,26 @@ class _Working:
             proposal = _from_signal(Action.ADD, signal, text, "new")
             self.proposals.append(proposal)
             self._add_item(proposal, statement)
+
+    def _keep_as_addition(self, earlier: Proposal, signal: Signal) -> None:
+        """The earlier replacement of an entry that a later saying replaces again: an addition
+        of its own words now, scored as it was ("Composer wird abgeschaltet, ab dann läuft alles
+        in Dagster" before "Composer ist aus, dags/ ist nur noch Archiv")."""
+        if earlier.dropped:
+            return
+        addition = replace(
+            earlier,
+            action=Action.ADD,
+            file=TOPIC_FILES[earlier.category],
+            target=None,
+            previously=None,
+            hold=signal_holds(signal.redactions, signal.unsafe),
+            reason="new (the entry it replaced is replaced by a later saying)",
+        )
+        self.proposals[next(i for i, p in enumerate(self.proposals) if p is earlier)] = addition
+        for i, (item, statement) in enumerate(self.items):
+            if item is earlier:
+                self.items[i] = (addition, statement)
 
     def _restate(self, item: Entry | Proposal, signal: Signal, text: str) -> Proposal | None:
         """The update a restatement of `item` makes, proposed (None: nothing to refresh)."""

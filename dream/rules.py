@@ -63,6 +63,12 @@ _REQUEST = regex_cache.compile(
     re.IGNORECASE,
 )
 
+# An abbreviation's full stop before a word in lower case ends no sentence: "open to the whole
+# company incl. contractors" (the space is kept aside while the message is split).
+_ABBREVIATION = regex_cache.compile(
+    r"\b((?i:incl|inkl|e\.g|i\.e|etc|vs|approx|esp|cf|resp|ca|bzw|z\.b|d\.h|u\.a|ggf|usw|vgl|p\.ex|ex)\.) "
+    r"(?=[a-zà-ÿ0-9])"
+)
 _LIST_ITEM = regex_cache.compile(r"^\s*(?:\d{1,2}[.)]|[-*•](?!-))\s+")
 _BULLET = regex_cache.compile(r"^(?:[-*•]+\s+|[-*•]+$|-(?=[^-\w]))")
 _EMOJI = regex_cache.compile(
@@ -81,7 +87,12 @@ _INTERJECTION = (
     r"guten morgen|hello again|hi again|morning all|green|all green|lgtm|perfect|awesome|done|merged|"
     r"works|noted|understood|got it|makes sense|good|very good|fine|"
     r"decision|heads up|fyi|btw|fwiw|tbh|imo|imho|that's wrong|that is wrong|wrong|not quite|"
-    r"that's not right|you did it again|again"
+    r"that's not right|you did it again|again|"
+    # a day named as the greeting it is ("montag. Composer ist aus"): the entry has its date
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|montag|dienstag|mittwoch|donnerstag|"
+    r"freitag|samstag|sonntag|lundi|mardi|mercredi|jeudi|vendredi|lunes|martes|miércoles|jueves|viernes|"
+    r"segunda|terça|quarta|quinta|sexta|lunedì|martedì|mercoledì|giovedì|venerdì|maandag|dinsdag|"
+    r"woensdag|donderdag|vrijdag|poniedziałek|wtorek|środa|czwartek|piątek"
 )
 # Discourse that is filler before any word.
 _DISCOURSE = (
@@ -204,7 +215,7 @@ def split_pieces(text: str) -> list[Piece]:
             line = line[marker.end() :]
             scored_line = _INLINE_QUOTE.sub(QUOTE_PLACEHOLDER, line)
         position = 0
-        parts = _split_at_colons(_BOUNDARY.split(scored_line))
+        parts = _split_at_colons(_BOUNDARY.split(_ABBREVIATION.sub("\\1\0", scored_line)))
         # re.split with one group yields text, separator, text, …; a None separator is a sentence end.
         for index in range(0, len(parts), 2):
             part = parts[index]
@@ -213,6 +224,7 @@ def split_pieces(text: str) -> list[Piece]:
                 boundary = Boundary.CLAUSE if separator else Boundary.SENTENCE
             # a bullet goes, a flag's dashes stay: "--context on every kubectl command"
             # ("SELECT *" keeps its star: only a leading one is a bullet)
+            part = part.replace("\0", " ")
             stripped = _BULLET.sub("", part.strip(" \t")).lstrip(" \t*•").rstrip(" \t•")
             restored = stripped
             count = stripped.count(QUOTE_PLACEHOLDER)
@@ -424,7 +436,7 @@ def as_rule(text: str) -> str:
     piece several times.)"""
     text = tidy(text)
     head, colon, tail = text.partition(": ")
-    if colon and frames(head) and _word_count(tail) >= _MIN_WORDS:
+    if colon and not head.endswith(":") and frames(head) and _word_count(tail) >= _MIN_WORDS:
         text = tail  # "The second: we've switched the annotation to GENCODE v46"
     # The entry is dated: "from now on" says nothing more there (the model read it already).
     forever = _LEADING_FOREVER.match(text)
@@ -509,7 +521,7 @@ def rewrite(pieces: list[Piece], group: tuple[int, ...], core: frozenset[int] = 
 _RULE_WORD = regex_cache.compile(
     r"\b(?:never|always|don'?t|dont|do not|must|mustn'?t|should|shouldn'?t|need|needs|has to|have to|"
     r"only|avoid|stop|use|uses|used|prefer|keep|stays?|no|not|every|each|all|goes|lives?|instead|"
-    r"rather|nunca|sempre|siempre|jamais|toujours|nie|nigdy|immer|nie)\b|n't\b",
+    r"rather|nunca|sempre|siempre|jamais|toujours|nie|nigdy|immer)\b|n't\b",
     re.IGNORECASE,
 )
 
@@ -757,7 +769,11 @@ def join_one_rule(
             )
             one_subject = kind or bool(_terms(pieces, last) & _terms(pieces, group))
             # "marinefeed is dead, we dropped it. positions come off kafka now": what replaces it
-            one_subject = one_subject or (adjacent and says_gone(" ".join(pieces[i].text for i in last)))
+            one_subject = one_subject or (
+                adjacent
+                and not is_task(pieces[group[0]].text)
+                and says_gone(" ".join(pieces[i].text for i in last))
+            )
             item = pieces[group[0]].boundary is Boundary.ITEM
             if (tail and group[0] - last[-1] <= 2) or (
                 adjacent and one_subject and not item and size <= _JOIN_MAX_CHARS

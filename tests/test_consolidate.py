@@ -884,6 +884,36 @@ def test_news_that_a_name_is_gone_retires_the_entry_from_before_the_run(
     assert (decision.outcome == Outcome.APPLIED) is retired, decision.why
 
 
+def test_an_entry_said_twice_to_be_gone_is_archived_once_and_both_sayings_kept(tmp_path: Path) -> None:
+    """Found on a labelled home: "Composer wird am Freitag abgeschaltet, ab dann läuft alles in
+    Dagster" and, days later, "Composer ist aus, dags/ ist nur noch Archiv". Both replaced the one
+    entry, the second's line won, the first's words were lost and the entry was archived twice. The
+    later saying replaces the entry and the earlier stays as an addition; a later one that names
+    nothing the entry does not agrees, and replaces nothing."""
+    from dream.actions import Action
+    from dream.proposals import propose
+
+    memory_dir = tmp_path / "projects" / "-p" / "memory"
+    memory_dir.mkdir(parents=True)
+    (memory_dir / "facts.md").write_text(
+        "# Facts\n\n- [2026-04-01] Orchestration runs on Airflow in Cloud Composer; DAGs live in dags/.\n",
+        encoding="utf-8",
+    )
+    memory = load_memory(memory_paths(memory_dir, "native"), "native")
+    day = datetime(2026, 5, 20, tzinfo=timezone.utc)
+    first = make_signal(
+        "Composer is gone, everything runs in Dagster from atlas_etl/definitions.py.", "fact", day
+    )
+    second = make_signal(
+        "Composer is gone; the old code is archived in legacy/.", "fact", day + timedelta(days=3)
+    )
+    agreeing = make_signal("Composer is gone, dags/ is history.", "fact", day + timedelta(days=4))
+    found = propose(memory, [first, second, agreeing])
+    kept = [(p.action, p.text) for p in found.proposals if not p.dropped]
+    assert kept == [(Action.ADD, first.text), (Action.REPLACE, second.text)]
+    assert [r.reason for r in found.refusals if r.text == agreeing.text] == ["duplicate"]
+
+
 def test_within_the_window_only_an_explicit_change_undoes_what_was_said_earlier(tmp_path: Path) -> None:
     from dream.proposals import propose
 

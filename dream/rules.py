@@ -612,6 +612,15 @@ _OFFER = regex_cache.compile(
     r"(?P<act>[^?]{3,90})\?",
     re.IGNORECASE,
 )
+# The same offer stated, not asked: "I can put it in values.yaml under env for now."
+_STATED_OFFER = regex_cache.compile(
+    r"(?:^|(?<=[.!?])\s+)(?:i can|i could|i'll|i will|i'm going to|i am going to|let me)\s+"
+    r"(?P<act>(?:[^.?!\n]|\.(?=\S)){3,90})[.!]",
+    re.IGNORECASE,
+)
+_BARE_REFUSAL = regex_cache.compile(
+    r"(?:no|nope|nah|don'?t|do not|please don'?t|pls dont|nein|non|não|nao)\W*", re.IGNORECASE
+)
 _REFUSAL = regex_cache.compile(
     r"^(?:no|nope|nah|não|nao|nein|non|don't|dont|please don't|pls dont)\b", re.IGNORECASE
 )
@@ -639,13 +648,20 @@ def _answer_group(pieces: list[Piece], names: tuple[str, ...]) -> tuple[int, ...
     return tuple(range(end + 1))
 
 
+def _names_a_thing(text: str) -> bool:
+    """A tool, path or identifier: "kubectl edit configmap ingest-worker-northgrid"."""
+    return bool(key_terms(text)) or any(is_key_term(t) or not t.isalpha() for t in content_terms(text))
+
+
 def answer_rule(pieces: list[Piece], agent_before: str) -> Rule | None:
     """The rule an answer to the agent's question states, in words the answer alone lacks:
     "Should I use Mockito or MockK for the tests?" "mockk. sempre." → "Use MockK, not Mockito, for
     the tests."; "Should I use errors.Wrap from pkg/errors?" "no. fmt.Errorf with %w." → "Don't use
     errors.Wrap from pkg/errors; fmt.Errorf with %w"."""
     question = _last_question(agent_before)
-    if not question or not pieces:
+    # "I can patch it directly with kubectl edit to unblock you." "Don't. …": an offer stated
+    stated = list(_STATED_OFFER.finditer(agent_before))
+    if not pieces or not (question or stated):
         return None
     first = tidy(pieces[0].text) or pieces[0].text
     choice = _CHOICE.search(question)
@@ -661,12 +677,17 @@ def answer_rule(pieces: list[Piece], agent_before: str) -> Rule | None:
             scope = (choice["scope"] or "").rstrip()
             text = f"Use {chosen}, not {other}" + (f",{scope}." if scope else ".")
             return Rule(text, " ".join(pieces[i].text for i in group), group)
-    offer = _OFFER.search(question)
-    if offer and _REFUSAL.match(pieces[0].text) and key_terms(offer["act"]):
+    offer = _OFFER.search(question) or (stated[-1] if stated else None)
+    if offer and _REFUSAL.match(pieces[0].text) and _names_a_thing(offer["act"]):
         group = _answer_group(pieces, ())
-        rest = [r for r in (as_rule(pieces[i].text) for i in group) if r and r.lower() not in ("no", "nope")]
+        rest = [r for r in (as_rule(pieces[i].text) for i in group) if r and not _BARE_REFUSAL.fullmatch(r)]
         act = offer["act"].strip().rstrip(".")
-        act = re.sub(r"\s+(?:so|as|like|to check|so that)\b.*$", "", act, flags=re.IGNORECASE) or act
+        act = (
+            re.sub(
+                r"\s+(?:so|as|like|to check|so that|to unblock|for now)\b.*$", "", act, flags=re.IGNORECASE
+            )
+            or act
+        )
         text = f"Don't {act}" + "".join(f"; {r[:1].lower() + r[1:] if _lower_ok(r) else r}" for r in rest)
         if len(text) > defaults.SIGNAL_MAX_CHARS:
             text = _shorten(text)
@@ -679,7 +700,11 @@ def answer_rule(pieces: list[Piece], agent_before: str) -> Rule | None:
 # format it lists. Short, and opening with a quantifier or a bare "not just" / "both".
 _TAIL = regex_cache.compile(
     r"^(?:every|each|whenever|both|same|not just|not only|incl|including|even|especially|all of them|"
-    r"any time|anytime|cada|toda|todo|todos|todas|siempre que|sempre que|jedes|jede)\b",
+    r"any time|anytime|cada|toda|todo|todos|todas|siempre que|sempre que|jedes|jede)\b|"
+    # a place or a thing with no verb of its own: "Never in values files.", "Not main ever."
+    r"^(?:never|not|no|always|only|nie|nigdy|jamais|nunca|zawsze|immer|nie|toujours|sempre|siempre) "
+    r"(?:in|on|at|into|from|to|na|w|en|dans|em|im|auf|an|sur)\b[^,;]{0,30}[.!]?$|"
+    r"^(?:not|never) [\w./-]+ ever[.!]?$",
     re.IGNORECASE,
 )
 _TAIL_MAX_WORDS = 8

@@ -35,14 +35,20 @@ _EXPLICIT = ("durable", "rule_verb", "preference", "decision", "we_state", "corr
 # Words that say what they qualify may not last: "for now", "until the migration", "this sprint".
 _FOR_A_WHILE = (
     r"\bfor now\b|\btemporar|\buntil\b|\bfor the (?:moment|time being)\b|"
-    r"\bthis (?:week|sprint|month|quarter)\b"
+    r"\bthis (?:week|sprint|month|quarter)\b|"
+    r"\b(?:pour l'instant|pour le moment|por ahora|por enquanto|vorerst|fürs erste|für jetzt|per ora|"
+    r"voor nu|na razie|na teraz)\b"
 )
 FOR_A_WHILE = regex_cache.compile(_FOR_A_WHILE, re.IGNORECASE)
 # ... and the words that say a rule may soon change besides: "currently", "still", "not yet".
 _VOLATILE = regex_cache.compile(
     _FOR_A_WHILE + r"|\bcurrently\b|\bat the moment\b|\bright now\b|\bstill\b|\bnot yet\b|"
     # "today" dates the news ("the new board came today"); only "for today" limits the rule
-    r"\b(?:for|just|only|until) (?:today|tomorrow)\b",
+    r"\b(?:for|just|only|until) (?:today|tomorrow)\b|"
+    # a one-off exception: "for this release only", "just for this build", "just this once"
+    r"\b(?:just |only )?for this (?:release|build|pr|branch|ticket|task|run|capture|demo|deploy|commit|"
+    r"sprint|one)\b|\bthis (?:release|build|pr|run|time|once) only\b|\bjust this (?:once|time)\b|"
+    r"\b(?:voor vandaag|pour aujourd'hui|für heute|por hoy|per oggi|na dziś|na dzis)\b",
     re.IGNORECASE,
 )
 _PERSONAL = regex_cache.compile(
@@ -272,7 +278,13 @@ def read_message(
         best = scored[max(members, key=lambda i: scored[i].probability)]
         categories = best.categories  # scored: a rule piece is above the threshold
         cues = tuple(sorted({cue for i in members for cue in scored[i].cues}))
-        sentence = ScoredSentence(rule.text, best.probability, categories, cues)
+        # Each rule piece of one rule is evidence of it ("crane shifts are 8h. boundaries 06:00,
+        # 14:00, 22:00. an assignment can't cross a boundary"): terse pieces the model reads as
+        # barely rules make a rule together.
+        doubt = 1.0
+        for i in members:
+            doubt *= 1 - scored[i].probability
+        sentence = ScoredSentence(rule.text, 1 - doubt, categories, cues)
         text = strip_inline_code(rule.text)
         # The message was redacted whole; only a rewritten rule (words dropped or joined, which
         # can put a key name beside its value) is new text to redact. Its quote is the message's.

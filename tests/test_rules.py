@@ -334,6 +334,19 @@ def test_a_signal_carries_the_persons_exact_words() -> None:
             "no. fmt.Errorf with %w.",
             "Don't use errors.Wrap from github.com/pkg/errors; fmt.Errorf with %w.",
         ),
+        # an offer stated, not asked ("I can …"), refused
+        (
+            "The ConfigMap has the wrong SFTP host. I can patch it directly with kubectl edit configmap "
+            "ingest-worker to unblock you.",
+            "Don't.",
+            "Don't patch it directly with kubectl edit configmap ingest-worker.",
+        ),
+        (
+            "Where should the SFTP password go? I can put it in values-northgrid.yaml under env for now.",
+            "No. Never in values files.",
+            "Don't put it in values-northgrid.yaml under env; never in values files.",
+        ),
+        ("Tests pass. I will also bump the lodash version.", "sure, go ahead", None),  # no refusal
         ("Should I run the tests?", "no", None),  # nothing named: a one-off
         ("Tests pass.", "mockk. sempre.", None),  # no question asked
     ],

@@ -773,6 +773,11 @@ def test_a_request_to_remove_something_is_no_announcement() -> None:
         ),
         ("Just for today, skip the Playwright suite in CI.", True),
         ("Until the migration lands, always write to both tables.", True),
+        # a one-off exception scoped to one release, build or run, in any of the usual wordings
+        ("For this release only, leave the Dutch strings untranslated.", True),
+        ("oh and just for this build, skip the GUT run in the script.", True),
+        ("Mets le schedule du rapport à 6h pour l'instant.", True),
+        ("Every release gets a changelog entry.", False),
     ],
 )
 def test_today_dates_news_and_only_for_today_limits_a_rule(message: str, risky: bool) -> None:
@@ -781,3 +786,22 @@ def test_today_dates_news_and_only_for_today_limits_a_rule(message: str, risky: 
 
     _, _, change_risk, _ = _scores(ScoredSentence(message, 0.9, ("fact",), ()), redacted=False)
     assert (change_risk > defaults.GATE_MAX_CHANGE_RISK) is risky
+
+
+def test_the_pieces_of_one_rule_are_evidence_of_it_together() -> None:
+    """Terse pieces that the model reads as barely rules one by one ("crane shifts are 8h.",
+    "boundaries 06:00, 14:00, 22:00 port local.") are one rule, and their evidence adds up."""
+    from dream.model import load_model
+    from dream.rules import split_pieces
+    from dream.signals import _score_pieces
+
+    text = (
+        "crane shifts are 8h. boundaries 06:00, 14:00, 22:00 port local. "
+        "an assignment can't cross a boundary, split it."
+    )
+    pieces = split_pieces(text)
+    probabilities = [s.probability for s in _score_pieces([p.scored for p in pieces], text)]
+    message = UserMessage("s", "u", datetime(2026, 11, 20, tzinfo=timezone.utc), None, text)
+    [signal] = extract_signals(message, "p")
+    best_alone = load_model().durability(max(probabilities), text, ())
+    assert len(pieces) == 3 and signal.durability > best_alone + 0.2, (probabilities, signal)

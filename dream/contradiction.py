@@ -225,6 +225,13 @@ def _setting_change(new: Statement, old: Statement) -> tuple[str, bool] | None:
     return None
 
 
+def changes_a_setting(new: Statement, old: Statement) -> bool:
+    """The new statement says a setting of the old one changed ("we bumped the minimum iOS
+    version to 15.0" against "Minimum supported iOS version is 13.0"): news, as a departure is."""
+    found = _setting_change(new, old)
+    return found is not None and found[1]
+
+
 def _kinds(values: frozenset[str]) -> set[str]:
     return {"v" if v.startswith("v") else "dotted" if "." in v else "whole" for v in values}
 

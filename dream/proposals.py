@@ -15,7 +15,7 @@ from datetime import date
 from dream import defaults, regex_cache
 from dream.actions import Action
 from dream.candidates import entry_id
-from dream.contradiction import contradiction, departure
+from dream.contradiction import changes_a_setting, contradiction, departure
 from dream.dates import absolutize, has_relative_date
 from dream.decisions import AgentAction, By, Directive
 from dream.gates import names_what_holds_now, replacement_holds, signal_holds
@@ -420,9 +420,11 @@ class _Working:
                 signal, text, [(e, t, x) for _, e, t, x in contradicted], self.proposals, self.updates_of
             )
             self.replaced[id(first)] = (proposal, signal)
-            if contradicted[0][0] in gone:
-                # "Poetry c'est fini" retires the Poetry entry: news of a change is durable by what
-                # it says, and the old entry goes to archive.md with the person's words.
+            index = contradicted[0][0]
+            if index in gone or changes_a_setting(statement, self.items[index][1]):
+                # "Poetry c'est fini" retires the Poetry entry, "we bumped the minimum iOS version to
+                # 15.0" the 13.0 one: news of a change is durable by what it says, and the old entry
+                # goes to archive.md with the person's words.
                 proposal.confidence = max(proposal.confidence, defaults.GATE_MIN_CONFIDENCE)
                 proposal.durability = max(proposal.durability, defaults.GATE_MIN_DURABILITY)
                 if not FOR_A_WHILE.search(text):  # "we're off Redis for now" may not last

@@ -47,7 +47,8 @@ _VOLATILE = regex_cache.compile(
     r"\b(?:for|just|only|until) (?:today|tomorrow)\b|"
     # a one-off exception: "for this release only", "just for this build", "just this once"
     r"\b(?:just |only )?for this (?:release|build|pr|branch|ticket|task|run|capture|demo|deploy|commit|"
-    r"sprint|one)\b|\bthis (?:release|build|pr|run|time|once) only\b|\bjust this (?:once|time)\b|"
+    r"sprint|one|test|file|script)\b|\bthis (?:release|build|pr|run|time|once) only\b|"
+    r"\bjust this (?:once|time)\b|"
     r"\b(?:voor vandaag|pour aujourd'hui|für heute|por hoy|per oggi|na dziś|na dzis)\b",
     re.IGNORECASE,
 )
@@ -252,7 +253,7 @@ def read_message(
     from dream.redact import redact
     from dream.rules import message_rules, split_pieces
     from dream.sentences import strip_inline_code
-    from dream.statement import says_gone
+    from dream.statement import says_changed, says_gone
 
     threshold = load_model().threshold
     # Redact the whole message first: a secret can span lines (a private key block) that the
@@ -262,7 +263,11 @@ def read_message(
     scored = _score_pieces([piece.scored for piece in pieces], text_in)
     for i, piece in enumerate(pieces):
         asks = {"question", "request"} & set(scored[i].cues)  # "can u rip out the gtag stuff?"
-        if scored[i].probability < threshold and not asks and says_gone(piece.text):
+        if (
+            scored[i].probability < threshold
+            and not asks
+            and (says_gone(piece.text) or says_changed(piece.text))
+        ):
             # "Slack, c'est terminé pour nous": a change announced is a rule piece; how durable it
             # is stays the model's to say (it retires an entry only where one names it).
             scored[i] = ScoredSentence(scored[i].text, threshold, ("decision",), scored[i].cues)

@@ -844,7 +844,8 @@ _SETTING_REFUSED = frozenset(
     ]
 )
 _PATH = regex_cache.compile(r"(?<!\S)\S*/\S*")
-_NUMBER = regex_cache.compile(r"^v?\d+(?:\.\d+)*$")
+# A value: a number or version, or a dated API version ("pinned to 2024-01", "bumped to 2024-10").
+_NUMBER = regex_cache.compile(r"^v?\d+(?:\.\d+)*$|^(?:19|20)\d\d-(?:0[1-9]|1[0-2])$")
 _YEAR = regex_cache.compile(r"^(?:19|20)\d\d$")
 _SETTING_LINK = frozenset(
     {"is", "=", ":", "to", "at", "of", "on", "version", "v", "now", "set", "from", "and", "or", ","}
@@ -868,6 +869,21 @@ _SETTING_LINK = frozenset(
         "ahora",
         "jetzt",
     }
+)
+# The verb between a setting and its new value: "API version: bumped to 2024-10".
+_CHANGED_TO = frozenset(
+    [
+        "bump",
+        "bumped",
+        "pinned",
+        "raised",
+        "lowered",
+        "upgraded",
+        "downgraded",
+        "moved",
+        "switched",
+        "changed",
+    ]
 )
 # A unit after a number names no setting: "4 GB of RAM" is not "gb 4".
 _UNITS = frozenset(
@@ -1275,7 +1291,10 @@ def _setting_name(tokens: list[str], i: int) -> tuple[str, bool] | None:
     refused = i > 0 and tokens[i - 1] in {"from", "not"}
     j = i - 1
     while j >= max(0, i - 6) and (
-        tokens[j] in _SETTING_LINK or tokens[j] == "not" or _NUMBER.match(tokens[j])
+        tokens[j] in _SETTING_LINK
+        or tokens[j] in _CHANGED_TO
+        or tokens[j] == "not"
+        or _NUMBER.match(tokens[j])
     ):
         j -= 1
     if j >= 0 and tokens[j][:1].isalpha() and tokens[j] not in _NOT_A_NAME:
@@ -1466,6 +1485,11 @@ _REFUSED = regex_cache.compile(
 )
 # Words a departed name is made of that name no one thing: "the old flow is gone" retires no
 # entry that speaks of a flow.
+_CHANGED_VERB = regex_cache.compile(
+    r"\b(?:bump(?:ed)?|rais(?:ed|e)|lower(?:ed)?|upgrad(?:ed|e)|downgrad(?:ed|e)|moved|switched|changed|"
+    r"went (?:up|down)|subimos|bajamos|actualizamos|atualizamos|passé|angehoben|aktualisiert)\b",
+    re.IGNORECASE,
+)
 _NOT_A_THING = frozenset(
     [
         "flow", "screen", "page", "file", "code", "endpoint", "service", "job", "test", "script",
@@ -1505,6 +1529,14 @@ def _subject_not_anymore(text: str) -> list[tuple[str, ...]]:
         if about and named and (keys & set(named) or len(about) >= 2):
             found.append(tuple(dict.fromkeys(about + named)))
     return found
+
+
+def says_changed(text: str) -> bool:
+    """The text says a setting changed ("we bumped the minimum iOS version to 15.0"): news, a rule
+    piece whatever the model reads (it replaces an entry only where one holds that setting)."""
+    if not _DIGIT.search(text) or _CHANGED_VERB.search(text) is None:
+        return False  # most pieces: the analysis is not needed
+    return bool(analyse(text).settings)
 
 
 def says_gone(text: str) -> bool:

@@ -858,6 +858,8 @@ def test_siblings_of_one_rule_merge_into_one_entry_dated_by_the_newer(tmp_path: 
         ("we're off Memcached since last week, sessions live in Redis.", True),
         # a name in passing is no news of its going
         ("the Memcached dashboard is slow today.", False),
+        # a setting of the entry said to have changed is news as well
+        ("we bumped Memcached to 1.6.21 on every box.", True),
     ],
 )
 def test_news_that_a_name_is_gone_retires_the_entry_from_before_the_run(
@@ -871,7 +873,7 @@ def test_news_that_a_name_is_gone_retires_the_entry_from_before_the_run(
     memory_dir = tmp_path / "projects" / "-p" / "memory"
     memory_dir.mkdir(parents=True)
     (memory_dir / "facts.md").write_text(
-        "# Facts\n\n- [2026-04-01] Sessions are cached in Memcached on port 11211.\n", encoding="utf-8"
+        "# Facts\n\n- [2026-04-01] Sessions are cached in Memcached 1.4.39 on port 11211.\n", encoding="utf-8"
     )
     memory = load_memory(memory_paths(memory_dir, "native"), "native")
     news = make_signal(

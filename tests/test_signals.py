@@ -745,6 +745,12 @@ def test_secrets_in_transcripts_stay_out_of_every_signal(isolated_home: Path) ->
         ("Hello. Slack, c'est terminé pour nous. Change the failure hook please.", "Slack"),
         ("yo\nexq wywalilismy w zeszlym tyg\ndzis sms worker", "exq"),
         ("fyi the old Memcached box is dead now, anyway the login page", "Memcached"),
+        # a setting said to have changed is news as well
+        (
+            "Ah yes — we bumped the minimum iOS version to 15.0 for exactly this reason, I just hadn't "
+            "got round to the Podfile. Please set it to 15.0 in ios/Podfile.",
+            "iOS",
+        ),
     ],
 )
 def test_a_change_announced_in_passing_is_a_signal_whatever_the_model_reads(message: str, name: str) -> None:

@@ -26,6 +26,7 @@ CUES: dict[str, re.Pattern[str]] = {
         r"in this (?:repo|project|codebase|team|code ?base|org|company|service)|across the|everywhere|"
         r"\bremember\b|keep in mind|note that|\bfyi\b|for the record|heads up|\bconvention\b|"
         r"\bin general\b|\bgenerally\b|\bany ?more\b|\bfrom the start\b|\bthe rule\b|"
+        r"\bever\b|without exception|no exceptions|\bat all times\b|"
         r"\bimmer\b|\bnie\b|\bniemals\b|ab jetzt|ab sofort|künftig|zukünftig|in zukunft|"
         r"\btoujours\b|\bjamais\b|désormais|dorénavant|à partir de maintenant|à l'avenir|"
         r"\bsiempre\b|\bnunca\b|a partir de ahora|de ahora en adelante|en adelante|"

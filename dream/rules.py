@@ -398,7 +398,7 @@ _DECIDED_ON = regex_cache.compile(r"^on (\d{4}-\d\d-\d\d),? (?=(?:we|i|the team)
 _VOICE_DECIDED = regex_cache.compile(
     r"^(?P<when>(?:yesterday|today|this morning|earlier today|last week|on (?:monday|tuesday|wednesday|"
     r"thursday|friday))\s*,?\s+)?(?:we(?:'ve| have)?|i(?:'ve| have)?|the team(?: has)?) (?:decided|agreed) "
-    r"(?:that |to |on )?",
+    r"(?!against\b)(?:that |to |on )?",  # "we decided against GraphQL" says it in the decision's words
     re.IGNORECASE,
 )
 _TRAILING_FOREVER = regex_cache.compile(
@@ -527,7 +527,9 @@ _RULE_WORD = regex_cache.compile(
 
 
 _ORDINAL = regex_cache.compile(
-    r"^(?:the )?(?:first|second|third|next|last|another)(?: one)?\W*$|^one more\b", re.I
+    r"^(?:the )?(?:first|second|third|next|last|another)(?: one)?\W*$|^one more\b|"
+    r"^(?:quick |some |a bit of |more )?(?:context|background)(?: first)?\W*$",
+    re.I,
 )
 
 
@@ -755,6 +757,20 @@ _TASK_OPENER = regex_cache.compile(
 )
 
 
+# A request for this session or the context of one, unless a word makes it hold ("I'd like the
+# figures for the DTE results", "Task: onboard …",
+# "New mart: mart_sales__pipeline_daily", "I'll paste the final copy later").
+_REQUEST_OPENER = regex_cache.compile(
+    r"^(?:(?:on \d{4}-\d\d-\d\d|today|now|next|for now|this week),? )?"
+    r"(?:i'?d like|i would like|i want|i need|we need) (?:the|a|an|some|you to|to see|to get)\b|"
+    r"^(?:task|todo|start)\b\W|"
+    r"^new (?:mart|model|endpoint|page|screen|feature|table|asset|job|component|route|migration)\b\W|"
+    r"^i'?ll (?:paste|send|do|check|handle|look|push|merge|review|test|be back|pick)\b|"
+    r"^(?:cheers|thanks|thank you)\b.{0,40}\bi'?m off\b",
+    re.IGNORECASE,
+)
+
+
 @lru_cache(maxsize=4096)
 def is_task(text: str) -> bool:
     """The rule says what to do in this task, or complains of the last output, and nothing more
@@ -765,7 +781,12 @@ def is_task(text: str) -> bool:
         return True
     if _STANDING.search(tidied):
         return False
-    return bool(_TASK_VERB.match(tidied) or _COMPLAINT_START.match(tidied) or is_complaint(tidied.lower()))
+    return bool(
+        _TASK_VERB.match(tidied)
+        or _REQUEST_OPENER.match(tidied)
+        or _COMPLAINT_START.match(tidied)
+        or is_complaint(tidied.lower())
+    )
 
 
 def join_one_rule(

@@ -243,6 +243,11 @@ def rules(text: str, rule_at: set[int]) -> list[str]:
             ["We switched the annotation to GENCODE v46."],
         ),
         (
+            "Quick context: we decided against GraphQL, the API stays REST.",
+            {0},
+            ["We decided against GraphQL, the API stays REST."],
+        ),
+        (
             "Logging: we're on tracing now, not env_logger.",
             {0},
             ["Logging: we're on tracing now, not env_logger."],
@@ -384,6 +389,13 @@ def test_the_agents_words_are_never_quoted_as_the_persons() -> None:
         ("cambia la url del cliente y revisa los tests", True),
         ("U forgot the changelog entry again.", True),
         ("I noticed the config still has debug: true.", True),
+        # a request for this session: what the person wants made now, or will do themselves
+        ("On 2026-11-29 I'd like the figures for the DTE results; a volcano plot per contrast.", True),
+        ("Task: onboard new utility, Northgrid. Feed lands in s3://mf-raw/northgrid/", True),
+        ("New mart: mart_sales__pipeline_daily, same materialization as the others.", True),
+        ("I'll paste the final copy later.", True),
+        ("I'd like you to always run the linter first.", False),
+        ("I'd like that to hold for every script, Python or R.", False),
         # a standing word makes it a rule; a rule's own verbs are no task
         ("Update the changelog in every PR.", False),
         ("Never add a dependency without asking.", False),

@@ -340,26 +340,34 @@ _CODE_WORDS_UNICODE = (
 )
 _NOT_A_SECRET_CODE = regex_cache.compile(
     r"(?i)\b(?:error|exit|status|http|response|return|zip|postal|post|area|country|line|promo|discount|"
-    r"coupon|source|sample|example|qr|bar|color|colour|unicode|ascii|char|key ?code|region|language|iso|gpio|"
-    r"led|data|analog|digital|pwm|sensor|claude)\b"
+    r"coupon|source|sample|example|qr|bar|color|colour|unicode|ascii|char|key ?code|region|language|iso|"
+    r"claude)\b"
 )
+# Words of electronics: "the sensor's data pin is 115" is a pin of a board. A board has no pin
+# numbered in the thousands, so a code of four digits and more is a code whatever is said near it.
+_BOARD_PIN = regex_cache.compile(r"(?i)\b(?:gpio|led|data|analog|digital|pwm|sensor)\b")
 
 
 def _code_pattern(words: tuple[str, ...]) -> LazyPattern:
     alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
     return _lazy(
-        rf"(?:{alternatives})(?:(?<=[\u3040-\u9fff\uac00-\ud7af])|(?![^\W\d_]))[^\n0-9=<>!]{{0,64}}?"
+        # (a floor or a room said by its ordinal on the way: "Türcode … im 3. OG ist", "3rd floor")
+        rf"(?:{alternatives})(?:(?<=[\u3040-\u9fff\uac00-\ud7af])|(?![^\W\d_]))"
+        r"(?:[^\n0-9=<>!]|[0-9]{1,2}(?:\.|st|nd|rd|th)(?=[ \t]))"
+        r"{0,64}?"
         r"(?:[ \t](?:is|are|es|ist|est|è|é|e|jest|je|er|är|lautet|era|war|was|it's|shows|says|reads)"
         r"(?![^\W\d_])|は|:|—"
         r"|(?<=combination)|(?<=combo)|(?<=odbioru)|(?<=kod sms)|(?<=passcode)|(?<=puk)|(?<=tan)"
         r"|(?<=digit code)|(?<=[\u3040-\u9fff\uac00-\ud7af]))[ \t]*"
-        r"(?P<v>[0-9]{3}[ -][0-9]{3}|[0-9]{3,8}#?|[0-9]{2}(?:-[0-9]{2}){2,3})(?![0-9])",
+        r"(?P<v>[0-9]{3}[ -][0-9]{3}|[0-9]{3,8}[#*]?|[0-9]{2}(?:-[0-9]{2}){2,3})(?![0-9])",
         re.I,
     )
 
 
 def _code_ok(m: re.Match[str]) -> bool:
     before = m.string[max(0, m.start() - 24) : m.start("v")]
+    if len(m.group("v").rstrip("#*")) <= 3 and _BOARD_PIN.search(before):
+        return False
     return not _in_marker(m) and not _NOT_A_SECRET_CODE.search(before)
 
 

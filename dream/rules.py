@@ -771,6 +771,27 @@ _REQUEST_OPENER = regex_cache.compile(
 )
 
 
+# What the person sees or suspects, not what should be done: "The scrolling feels a bit janky on
+# older phones, and I suspect …", "The ShiftCard divs are a known problem", "PatientNoteController
+# has about sixty lines of logic in it", "X is the slowest part of the pipeline".
+_OBSERVATION = regex_cache.compile(
+    r"\b(?:i suspect|i wonder|i guess|i assume|"
+    r"feels (?:a bit |kind of |really |so )?(?:slow|janky|laggy|off|weird|wrong)|"
+    r"seems (?:to be |a bit )?(?:slow|broken|off|flaky|weird)|looks (?:broken|off|weird|wrong)|"
+    r"(?:is|are) (?:a )?known (?:problem|issue|bug)s?|there'?s already a ticket|"
+    r"has (?:about|around|like|roughly) (?:\w+ )?(?:lines|methods|functions)|"
+    r"(?:is|are) (?:the )?(?:slowest|biggest|worst|bad(?:dest)?) (?:part|example|offender|one)|"
+    r"we got burned|is actually the bad example)\b",
+    re.IGNORECASE,
+)
+
+
+def is_observation(text: str) -> bool:
+    """The piece reports or guesses at a state of things with no word that makes it a rule."""
+    tidied = tidy(text)
+    return bool(_OBSERVATION.search(tidied)) and not _STANDING.search(tidied)
+
+
 @lru_cache(maxsize=4096)
 def is_task(text: str) -> bool:
     """The rule says what to do in this task, or complains of the last output, and nothing more

@@ -200,7 +200,7 @@ def _scores(sentence: ScoredSentence, redacted: bool) -> tuple[float, float, flo
     Confidence is high for an explicit instruction, else the same calibrated probability.
     """
     from dream.model import load_model
-    from dream.rules import is_task
+    from dream.rules import is_observation, is_task
 
     probability = sentence.probability
     cues = set(sentence.cues)
@@ -210,7 +210,7 @@ def _scores(sentence: ScoredSentence, redacted: bool) -> tuple[float, float, flo
     # person said it in so many words. Whether it holds beyond the task is durability's to say.
     confidence = 0.9 + 0.09 * probability if explicit and probability >= 0.5 else durability
     change_risk = 0.1
-    if is_task(sentence.text):
+    if is_task(sentence.text) or is_observation(sentence.text):
         durability = min(durability, _TASK_DURABILITY)
     if _VOLATILE.search(sentence.text):
         change_risk += 0.35

@@ -409,6 +409,24 @@ def test_a_task_or_a_complaint_is_not_a_standing_rule(text: str, task: bool) -> 
     assert is_task(text) is task
 
 
+@pytest.mark.parametrize(
+    ("text", "observed"),
+    [
+        ("The ShiftCard divs are a known problem, by the way, there's already a ticket for them.", True),
+        ("PatientNoteController@store has about sixty lines of logic in it.", True),
+        ("The periodicity scorer is the slowest part of the pipeline.", True),
+        ("Honestly I suspect it's the caching layer.", True),
+        # a rule said beside what the person sees is a rule
+        ("The old screens are a known problem: never copy their LiveData code.", False),
+        ("Controllers stay thin; logic goes in an Action class.", False),
+    ],
+)
+def test_what_the_person_sees_or_suspects_is_not_a_rule(text: str, observed: bool) -> None:
+    from dream.rules import is_observation
+
+    assert is_observation(text) is observed
+
+
 def test_list_items_are_rules_of_their_own_and_flags_keep_their_dashes() -> None:
     message = (
         "two things:\n1. never log request bodies, they hold card data.\n"

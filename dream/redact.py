@@ -302,6 +302,10 @@ def _password_near_ok(m: re.Match[str]) -> bool:
     )
     if _in_marker(m) or inside_a_name or (assigned and assigned.end() < len(between)):
         return False  # the word's own value was passed over ("POSTGRES_PASSWORD=${…} postgres:16")
+    # Said in a sentence, a `$` that opens no variable's name is the password's first character
+    # ("lösenordet till routern är $RKqBomcgN47"): the tests below look at what follows it.
+    if v.startswith("$") and not _shell_variable(v):
+        v = v[1:]
     return (
         len(v) >= 8
         and not _is_placeholder(v)
@@ -346,15 +350,16 @@ _NOT_A_SECRET_CODE = regex_cache.compile(
 # Words of electronics: "the sensor's data pin is 115" is a pin of a board. A board has no pin
 # numbered in the thousands, so a code of four digits and more is a code whatever is said near it.
 _BOARD_PIN = regex_cache.compile(r"(?i)\b(?:gpio|led|data|analog|digital|pwm|sensor)\b")
+_READING = regex_cache.compile(r"(?i)\b(?:reads|shows|says|returns|outputs|measures|value|reading)\b")
 
 
 def _code_pattern(words: tuple[str, ...]) -> LazyPattern:
     alternatives = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
     return _lazy(
-        # (a floor or a room said by its ordinal on the way: "Türcode … im 3. OG ist", "3rd floor")
-        rf"(?:{alternatives})(?:(?<=[\u3040-\u9fff\uac00-\ud7af])|(?![^\W\d_]))"
-        r"(?:[^\n0-9=<>!]|[0-9]{1,2}(?:\.|st|nd|rd|th)(?=[ \t]))"
-        r"{0,64}?"
+        # (one floor or room said by its ordinal on the way: "Türcode … im 3. OG ist", "3rd floor";
+        # classes repeated, not an alternation, which the engine would try at every character)
+        rf"(?:{alternatives})(?:(?<=[\u3040-\u9fff\uac00-\ud7af])|(?![^\W\d_]))[^\n0-9=<>!]{{0,64}}?"
+        r"(?:(?<![0-9])[0-9]{1,2}(?:\.|st|nd|rd|th)[ \t][^\n0-9=<>!]{0,40}?)?"
         r"(?:[ \t](?:is|are|es|ist|est|è|é|e|jest|je|er|är|lautet|era|war|was|it's|shows|says|reads)"
         r"(?![^\W\d_])|は|:|—"
         r"|(?<=combination)|(?<=combo)|(?<=odbioru)|(?<=kod sms)|(?<=passcode)|(?<=puk)|(?<=tan)"
@@ -366,8 +371,8 @@ def _code_pattern(words: tuple[str, ...]) -> LazyPattern:
 
 def _code_ok(m: re.Match[str]) -> bool:
     before = m.string[max(0, m.start() - 24) : m.start("v")]
-    if len(m.group("v").rstrip("#*")) <= 3 and _BOARD_PIN.search(before):
-        return False
+    if _BOARD_PIN.search(before) and (len(m.group("v").rstrip("#*")) <= 3 or _READING.search(before)):
+        return False  # a pin of a board, or what it reads ("the analog pin reads 4095")
     return not _in_marker(m) and not _NOT_A_SECRET_CODE.search(before)
 
 
@@ -450,6 +455,12 @@ def _answer_ok(m: re.Match[str]) -> bool:
     return any(word in before for word in _QUESTION_WORDS)
 
 
+# (each looked for in every text that is not ASCII: the few that say it, not every word of the rule)
+_SEED_NAMES = (
+    "palabras", "palavras", "mots", "wörter", "worte", "słów", "woorden", "слов", "semilla", "recupera",
+    "wiederherstellungsphrase", "мнемони", "сид-фраз",
+    "助记词", "助記詞", "ニーモニック", "니모닉", "시드 구문",
+)  # fmt: skip
 _UNICODE_RULES: tuple[_Rule, ...] = (
     _Rule(
         "password",
@@ -532,7 +543,78 @@ _UNICODE_RULES: tuple[_Rule, ...] = (
         group="v",
         validate=lambda m: _has_digit_and_letter(m.group("v")),
     ),
+    _Rule(
+        "seed-phrase",
+        # A wallet's seed words in the wallet's language, after a word for them ("me dio estas 12
+        # palabras: capaz tramo …", "助记词:纪 何 湘 …", "ニーモニックで作りました:\n\nうんこう　はづき …").
+        _lazy(
+            r"(?:(?P<n>12|15|18|21|24)[ \t]+(?:palabras|palavras|mots|wörter|worte|parole|слов|kelime|"
+            r"słów|woorden|ord|sanaa|szó|từ)|frase semilla|semilla|frase de recuperaci[oó]n|"
+            r"phrase de récupération|wiederherstellungsphrase|助记词|助記詞|ニーモニック|니모닉|시드 구문|"
+            r"мнемоническ\w*|сид-фраз\w*)"
+            r"[^\n]{0,40}?[:：][ \t\u3000]*(?:\r?\n[ \t\u3000]*){0,2}"
+            # (letters and combining marks: BIP39 hands its words over decomposed, NFKD)
+            r"(?P<v>(?:[^\W\d_]|[\u0300-\u036f\u3099\u309a])+"
+            r"(?:[ \t\u3000]+(?:[^\W\d_]|[\u0300-\u036f\u3099\u309a])+){11,23})",
+            re.I,
+        ),
+        _SEED_NAMES,
+        group="v",
+        validate=lambda m: _seed_words_ok(m),
+    ),
+    _Rule(
+        "password",
+        # A password or passphrase quoted after its name in Japanese, Chinese or Korean, spaces and
+        # all ("SSH鍵のパスフレーズは「flint autumn aspen mercury」です"): what a person types there is
+        # in Latin letters.
+        _lazy(
+            r"(?:パスワード|パスフレーズ|暗証番号|密码|密碼|口令|비밀번호|암호)[^\n「『“\"]{0,6}?"
+            r"(?:は|是|为|為|는|은|:|：)[ \t]*[「『“\"]"
+            r"(?P<v>[\x21-\x7e][\x20-\x7e]{2,62}[\x21-\x7e])[」』”\"]"
+        ),
+        ("パスワード", "パスフレーズ", "暗証番号", "密码", "密碼", "口令", "비밀번호", "암호"),
+        group="v",
+        validate=lambda m: _quoted_in_cjk_ok(m.group("v")) and not _in_marker(m),
+    ),
 )
+
+
+# Seed words in many languages, all of them words of the list: none of a sentence's small words.
+_FOREIGN_SMALL_WORDS = frozenset(
+    re.findall(
+        r"\S+",
+        "de la el los las que y en un una es por con para del al le les et à du des der die das und ist ein "
+        "eine zu mit von il di che per non em um uma com os não и в на не что это",
+    )
+)
+
+
+def _quoted_in_cjk_ok(v: str) -> bool:
+    """A value, not a key's or a button's name ("パスワードは「Enter」キーで確定"): letters with digits
+    or a symbol, or a passphrase of three words and more."""
+    if _is_placeholder(v):
+        return False
+    words = v.split()
+    if len(words) == 1:
+        return _has_digit_and_letter(v) or (any(not c.isalnum() for c in v) and len(v) >= 6)
+    return len(words) >= 3 and all(w.isalpha() for w in words) and _words_of_a_passphrase(words)
+
+
+def _seed_words_ok(m: re.Match[str]) -> bool:
+    """As many words as a seed has (the number said, if one was), few repeated, none a small word."""
+    words = m.group("v").split()
+    said = m.group("n")
+    if said is not None:
+        if len(words) < int(said):
+            return False
+        words = words[: int(said)]
+    if len(words) not in (12, 15, 18, 21, 24) or len(set(words)) < len(words) - 2:
+        return False
+    low = {w.lower() for w in words}
+    latin = all(w.isascii() or "a" <= w[0].lower() <= "z" or w[0] in "áéíóúñàèìòùâêîôûçäöüß" for w in words)
+    if latin and any(len(w) < 3 or not w.islower() for w in words):
+        return False
+    return not low & (_FOREIGN_SMALL_WORDS | _SMALL_WORDS | _SENTENCE_WORDS)
 
 
 # The small words of a sentence: a passphrase of dictionary words has none of them.
@@ -573,6 +655,49 @@ def _stated_secret_ok(m: re.Match[str]) -> bool:
     if v.isalpha():
         return False  # "the password is required", "the token is expired"
     return _has_digit_and_letter(v) or any(not c.isalnum() for c in v)
+
+
+def _verbatim_ok(m: re.Match[str]) -> bool:
+    """One chosen word, or three words and more of a passphrase ("juniper pumpkin, crystal!"); not a
+    rule said of it ("exactly: 8 characters", "exactly: what you typed at setup")."""
+    v = m.group("v")
+    words = [w.strip(_PUNCTUATION) for w in v.split()]
+    if _in_marker(m) or _is_placeholder(v):
+        return False
+    if len(words) == 1:
+        return _password_shaped(v) or _random_looking(v)
+    return len(words) >= 3 and all(w.isalpha() for w in words) and _words_of_a_passphrase(words)
+
+
+def _words_of_a_passphrase(words: list[str]) -> bool:
+    """Words a passphrase is made of: none of the small words every sentence has, few repeated."""
+    low = [w.lower() for w in words]
+    said = _SMALL_WORDS | _SENTENCE_WORDS | _SAID_OF_A_PASSWORD | _STOPWORDS
+    return len(set(low)) >= len(low) - 1 and not set(low) & said
+
+
+_IDENTIFIER_DIGITS = regex_cache.compile(r"[0-9][A-Za-z]")  # `E1J`, `57Q8n`: not `Node2`, `User12`
+
+
+def _account_password_ok(m: re.Match[str]) -> bool:
+    """`admin: <value>`: a value a person chose (a symbol, a digit among letters, or random), in a
+    config line or after a label of a few words; not `is_admin = User2`, `root = Path(…)`, `sysadmin:`."""
+    text, start = m.string, m.start()
+    if start and (text[start - 1].isalnum() or text[start - 1] in "_.-$@/"):
+        return False
+    before = text[text.rfind("\n", 0, start) + 1 : start]
+    if m.group("sep") == "=" and before.strip(" \t-"):
+        return False  # `=` only opens a line of an INI or properties file; elsewhere it is code
+    if m.group("sep") == ":" and not re.fullmatch(r"[ \t]*(?:-[ \t]+)?(?:[A-Za-z]+[ \t]+){0,4}", before):
+        return False
+    v = m.group("v").rstrip(".,:;!?)")
+    if _in_marker(m) or not _password_shaped(v) or _looks_like_code(v) or v.lower() in _STOPWORDS:
+        return False
+    return (
+        any(not c.isalnum() for c in v)
+        or (_IDENTIFIER_DIGITS.search(v) is not None and not v.isupper())
+        or _random_looking(v)
+    )
 
 
 _PEM_END = r"-----END[ ](?:[A-Z0-9]+[ ])*PRIVATE[ ]KEY(?:[ ]BLOCK)?-----"
@@ -896,7 +1021,8 @@ _SURROUNDED: tuple[tuple[str, str | tuple[str, ...], str], ...] = (
     ("api-key", "_gsk_", r"(?<![A-Za-z0-9])(?P<v>(?:live|test)_g?sk_[A-Za-z0-9]{16,})"),
     ("password", ":::", r":[0-9a-f]{32}:(?P<v>[0-9a-f]{32}):::"),
     ("api-key", "incoming+", r"incoming\+[a-z0-9-]+?-(?P<v>[a-z0-9]{20,})-issue"),
-    ("private-key", "signify", r"untrusted comment: signify secret key[ \t]*\n(?P<v>\S{40,})"),
+    # (the comment above the key too: it is the key file's first line, and says whose key it is)
+    ("private-key", "signify", r"(?P<v>untrusted comment: signify secret key[ \t]*\n\S{40,})"),
     (
         "private-key",
         "contents",
@@ -981,9 +1107,17 @@ _SURROUNDED: tuple[tuple[str, str | tuple[str, ...], str], ...] = (
         r"(?P<v>[\s\S]{10,6000}?)(?:-{4,5}[ \t]?END|\Z)",
     ),
     (
+        # The file `openvpn --genkey` writes, whole: its comment, the armour, the key.
+        "private-key",
+        "begin openvpn",
+        r"(?P<v>#[ \t]*\r?\n#[ \t]*[0-9]+ bit OpenVPN static key[ \t]*\r?\n#[ \t]*\r?\n"
+        r"-{4,5}[ \t]?BEGIN[ \t]OpenVPN Static key V1[ \t]?-{4,5}[\s\S]{10,6000}?"
+        r"-{4,5}[ \t]?END[ \t]OpenVPN Static key V1[ \t]?-{4,5})",
+    ),
+    (
         "private-key",
         "minisign",
-        r"untrusted comment: minisign (?:encrypted )?secret key[ \t]*\n(?P<v>\S{40,})",
+        r"(?P<v>untrusted comment: minisign (?:encrypted )?secret key[ \t]*\n\S{40,})",
     ),
     ("command-password", "ipmitool", r"ipmitool\b[^\n|;&]*?[ \t]-P[ \t]+[\"']?(?P<v>[^\s\"']{4,})"),
     (
@@ -1084,6 +1218,26 @@ _SURROUNDED: tuple[tuple[str, str | tuple[str, ...], str], ...] = (
     ("api-key", "dns cloudflare", r"dns[ \t]+cloudflare[ \t]+(?P<v>[A-Za-z0-9_-]{30,})"),
     ("token", ".p4tickets", r"=[\w.-]+:(?P<v>[0-9A-F]{32})(?![0-9A-F])"),
     ("password", "password for '", r"password for '[^'\n]+':[ \t]*(?P<v>\S{6,})"),
+    # Keys typed at a password prompt: tmux's `send-keys … 'mysql -u root -p' Enter` and then the
+    # password's own `send-keys`; an expect script's `send` after it expects the prompt.
+    (
+        "command-password",
+        "send-keys",
+        r"send-keys\b[^\n]*?(?:[ \t]-p|[ \t]-W|\bsudo\b[^'\"\n]*|\bsu\b[^'\"\n]*|\bpasswd)['\"][ \t]+"
+        r"(?:Enter|C-m)\b[\s\S]{0,160}?send-keys\b[^'\"\n]*['\"](?P<v>[^'\"\s]{4,128})['\"][ \t]+"
+        r"(?:Enter|C-m)",
+    ),
+    (
+        "password",
+        # (found by the `send` after it: "expect" is a word of every other sentence)
+        ('send "', "send '", "send -- ", "send {"),
+        r"expect[ \t]+(?:-[a-z]+[ \t]+)?[\"'{][^\"'{}\n]*(?:assword|assphrase|passcode|\bPIN\b)[^\"'{}\n]*"
+        r"[\"'}][ \t]*(?:\{[ \t]*|\r?\n[ \t]*|;[ \t]*)send[ \t]+(?:--[ \t]+)?[\"'{]"
+        # (not `$pass` nor `[exec …]`: a variable's or a command's value, which Tcl substitutes)
+        r"(?P<v>[^\"'{}\n\\$\[][^\"'{}\n\\]{1,127})(?:\\[rn])?[\"'}]",
+    ),
+    # A Deluge auth file: `user:password:level`, one account a line.
+    ("password", "deluge", r"(?m)^[ \t]*[\w.-]+:(?P<v>[^:\s]{4,128}):[0-9]{1,2}[ \t]*\r?$"),
     # A number said to be a key or a passphrase: groups of digits, or one long run.
     (
         "credential",
@@ -1640,7 +1794,8 @@ _CONTEXT_RULES: tuple[_Rule, ...] = (
     _Rule(
         "url-password",
         # (`#` and `?` inside the password too: before the host, they start no fragment or query)
-        _lazy(r"://(?P<user>[^\s:/@?#\"'<>\[\]]*):(?P<v>[^\s/@\"'<>]+)@(?=[A-Za-z0-9\[])"),
+        # (a host may be a template's: `@$(DB_HOST):5432` in a Makefile, `@${HOST}`, `@{{ host }}`)
+        _lazy(r"://(?P<user>[^\s:/@?#\"'<>\[\]]*):(?P<v>[^\s/@\"'<>]+)@(?=[A-Za-z0-9\[]|\$[({]|\{\{)"),
         ("://",),
         group="v",
         # `host:8080?q=a@b` is a port and a query, not a user and a password
@@ -1836,6 +1991,30 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
         group="v",
     ),
     _Rule(
+        "one-time-code",
+        # A sign-in code of letters as Steam Guard and Slack send them ("Steam Guard kod: EIU0R", "the
+        # confirmation code MRB-OFT"): capitals with a digit among them, or two groups of three.
+        _lazy(
+            r"(?:steam guard|guard code|confirmation code|verification code|login code|sign-in code|"
+            r"one-time code|2fa code)(?:[ \t]+(?:code|kod|kód|código|codice|kode))?[ \t]*"
+            r"(?:[:=—]|[ \t](?:is|was|es|ist|est|je|jest|är)(?![^\W\d_]))?[ \t]*(?<=[\s:=—])"
+            r"(?P<v>(?-i:(?=[A-Z0-9]{0,7}[0-9])[A-Z0-9]{5,8}|[A-Z0-9]{3}-[A-Z0-9]{3}))(?![\w-])",
+            re.I,
+        ),
+        (
+            "steam guard",
+            "guard code",
+            "confirmation code",
+            "verification code",
+            "login code",
+            "sign-in code",
+            "one-time code",
+            "2fa code",
+        ),
+        group="v",
+        validate=lambda m: not _in_marker(m),
+    ),
+    _Rule(
         "password",
         # "passphrase for the backup drive: ember quartz willow 1987 sunrise": the words are the secret.
         _lazy(
@@ -1847,6 +2026,52 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
         ("passphrase",),
         group="v",
         validate=lambda m: any(c.isdigit() for c in m.group("v")),
+    ),
+    _Rule(
+        "password",
+        # A value announced as verbatim, punctuation and all ("the passphrase … it's exactly: juniper
+        # pumpkin, crystal! (comma after …)"): everything up to the remark after it or the line's end.
+        _lazy(
+            # (matched where its word is, so a look-behind may open it)
+            r"(?<![A-Za-z])pass(?:phrase|word)(?![A-Za-z])"
+            r"[^\n]{0,100}?[ \t](?:exactly|verbatim|literally|precisely)[ \t]*:[ \t]*[\"'`“]?"
+            r"(?P<v>[^\s\"'`“”(][^\n\"'`“”(]{2,62}[^\s\"'`“”(])[\"'`”]?(?=[ \t]+\(|[ \t]*(?:\r?\n|\Z))",
+            re.I,
+        ),
+        ("passphrase", "password"),
+        group="v",
+        validate=lambda m: _verbatim_ok(m),
+    ),
+    _Rule(
+        "password",
+        # A passphrase of words joined by dashes right after its name, in any language's sentence
+        # ("mit der Wiederherstellungs-Passphrase spruce-mocha-tango-hickory eingerichtet").
+        _lazy(
+            r"(?<![A-Za-z])(?:passphrase|password|passwort|kennwort|passwd)"
+            r"[ \t]+[\"'`„“«]?(?P<v>[a-z]{3,12}(?:-[a-z]{3,12}){3,7})(?![\w-])",
+            re.I,
+        ),
+        ("passphrase ", "password ", "passwort ", "kennwort ", "passwd "),
+        group="v",
+        validate=lambda m: _words_of_a_passphrase(m.group("v").split("-")),
+    ),
+    _Rule(
+        "password",
+        # A privileged account's password under the account's name: `admin = Couchufov57Q8n` in
+        # CouchDB's [admins], `admin: AmqE1Jdhbk0L6, admin` in a Jetty realm file, "printer web
+        # admin: estua30@" in a note.
+        _lazy(
+            r"(?:administrator|admin|root|superuser)[ \t]*(?P<sep>[:=])[ \t]*(?P<v>[^\s\"'`,;]{8,64})"
+            r"(?![^\s,;])",
+            re.I,
+        ),
+        tuple(
+            word + sep
+            for word in ("admin", "administrator", "root", "superuser")
+            for sep in (":", " :", "=", " =")
+        ),
+        group="v",
+        validate=lambda m: _account_password_ok(m),
     ),
     _Rule(
         "password",
@@ -2112,6 +2337,18 @@ _FOLDED_RULES: tuple[_Rule, ...] = (
         group="v",
     ),
     _Rule(
+        "password",
+        # The same given to any key for a password (`smtpPass = pnoz ymzg agvy ebdg` in a .gitconfig,
+        # `MAIL_PASSWORD="…"`), spaces and all as Google shows it: four words of four letters that no
+        # sentence would put there.
+        _lazy(r"pass(?:word|wd)?[\"']?[ \t]*[:=][ \t]*[\"'`]?(?P<v>[a-z]{4}(?: [a-z]{4}){3})(?![\w-])", re.I),
+        tuple(
+            word + sep for word in ("pass", "password", "passwd") for sep in (" =", "=", ":", " :", '"', "'")
+        ),
+        group="v",
+        validate=lambda m: _words_of_a_passphrase(m.group("v").split()),
+    ),
+    _Rule(
         "one-time-code",
         # The seed under a 2FA QR code: base32, often in groups of four.
         _lazy(
@@ -2229,7 +2466,8 @@ _KEY = regex_cache.compile(
     r"(?:[_-]?(?:key|value|secret|token|str|string|plain(?:text)?|raw|b64|base64|hex|[0-9]{1,2}))?"
     r"(?![A-Za-z0-9_-])"
     r"(?P<kq>\\?[\"']?)"
-    r"(?P<sep>[ \t]*(?::=|=>|=(?![=~>])|:(?![:/]))[ \t]*|(?(flag)[ \t]+|(?!))|>)",
+    # (the value may follow a line continuation: PowerShell's backtick, a backslash)
+    r"(?P<sep>[ \t]*(?::=|=>|=(?![=~>])|:(?![:/]))[ \t]*(?:[`\\][ \t]*\r?\n[ \t]*)?|(?(flag)[ \t]+|(?!))|>)",
     re.I | re.A,
 )
 _KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
@@ -2411,7 +2649,7 @@ def _key_context(text: str, m: re.Match[str]) -> tuple[int, str, bool] | None:
         ks -= 1
     if text.endswith("://", 0, ks):
         return None  # the user of a URL (`https://x-access-token:…@host`): the url-password rule's
-    sep = m.group("sep").strip()
+    sep = m.group("sep").strip().rstrip("`\\").strip()
     is_flag = text.startswith("-", ks)
     if sep == "" and not is_flag:
         return None  # "the password hunter2": only a command-line flag takes its value after a space
@@ -2664,7 +2902,7 @@ def _raw_candidates(text: str, ascii_text: bytes) -> Iterator[_Candidate]:
     yield from _scan_numbers(text)
     yield from _scan_credential_context(text, folded)
     yield from _scan_chosen_passwords(text)
-    yield from _scan_shapes(text, ascii_text)
+    yield from _scan_shapes(text, ascii_text, folded)
     if not text.isascii():
         yield from _scan_unicode(text, priority + 1)
 
@@ -2984,6 +3222,10 @@ def _scan_told_passwords(text: str, folded: bytes) -> Iterator[_Candidate]:
         span = None if m is None else _told_value(word, m)
         if span is not None:
             yield span[0], span[1], "password", _GENERIC + 3
+        if word in (b"password", b"passphrase", b"passcode"):
+            span = _numeric_password(text, end)
+            if span is not None:
+                yield span[0], span[1], "password", _GENERIC + 3
 
 
 def _scan_whole_words(text: str, folded: bytes) -> Iterator[_Candidate]:
@@ -2994,9 +3236,97 @@ def _scan_whole_words(text: str, folded: bytes) -> Iterator[_Candidate]:
             yield m.start(1), m.start(1) + len(value), "credential", _GENERIC + 2
 
 
+# A password of digits given after a colon, a few words on from the word ("protected with a
+# password — for me it's my birth date plus the last 4 of the card: 280419631485"): eight digits
+# and more, where the label before the colon is no number's of another kind.
+_NUMERIC_PASSWORD = regex_cache.compile(r"[^\n:]{0,80}:[ \t]*(?P<v>[0-9]{8,20})(?![\w:/-]|[.,]?[0-9])")
+_LABEL = regex_cache.compile(r"([\w-]*)[ \t]*:")
+_OTHER_NUMBERS = frozenset(
+    re.findall(
+        r"\S+",
+        "port phone tel telephone mobile fax id number no nr version length count timeout limit size hash "
+        "date time epoch timestamp ticket order case ref reference invoice account iban routing zip code "
+        "pin otp build revision commit serial ms seconds ttl expiry expires max min age duration interval "
+        "uid gid user userid pid record",
+    )
+)
+_DATE_DIGITS = regex_cache.compile(r"(?:19|20)[0-9]{2}[01][0-9][0-3][0-9]|1[0-9]{9}|1[0-9]{12}")
+
+
+def _numeric_password(text: str, end: int) -> tuple[int, int] | None:
+    m = _NUMERIC_PASSWORD.match(text, end)
+    if m is None or _DATE_DIGITS.fullmatch(m.group("v")) or _in_marker(m):
+        return None  # none, a date (20240131) or a moment in Unix time
+    colon = text.rindex(":", end, m.start("v"))
+    label = _LABEL.search(text, max(end, colon - 40), colon + 1)
+    if label is not None and label.group(1).lower() in _OTHER_NUMBERS:
+        return None
+    return m.span("v")
+
+
+# A block of a config named for what it holds (Consul's `acl { tokens { agent = "5ea0…" } }`, a
+# `"credentials": { … }` object): each literal in it that reads as a secret, a UUID included (Consul
+# and others issue their tokens as UUIDs).
+_BLOCK_KINDS = {
+    b"tokens": "token",
+    b"secrets": "secret",
+    b"credentials": "credential",
+    b"passwords": "password",
+}
+_SECRET_BLOCK = regex_cache.compile(
+    r"(?:tokens|secrets|credentials|passwords)[\"']?[ \t]*[:=]?[ \t]*\{", re.I
+)
+_BLOCK_WORDS = tuple(_BLOCK_KINDS)
+_BLOCK_ENTRY = regex_cache.compile(r"[\"']?[\w.-]+[\"']?[ \t]*[:=][ \t]*[\"'](?P<v>[^\"'\n]{8,256})[\"']")
+
+
+def _scan_secret_blocks(text: str, folded: bytes) -> Iterator[_Candidate]:
+    for word, end in _word_ends(folded, _BLOCK_WORDS):
+        m = _SECRET_BLOCK.match(text, end - len(word))
+        close = -1 if m is None else text.find("}", m.end(), m.end() + 4000)
+        if m is None or close == -1 or "{" in text[m.end() : close]:
+            continue  # no block, or one holding others (each of them has its own name)
+        for entry in _BLOCK_ENTRY.finditer(text, m.end(), close):
+            v = entry.group("v")
+            if (_UUID.fullmatch(v) or _random_looking(v)) and not _is_placeholder(v):
+                yield entry.start("v"), entry.end("v"), _BLOCK_KINDS[word], _GENERIC + 2
+
+
+# A user name and its password written down as a pair under a word for signing in ("anyone have
+# the staging rabbitmq login? … use ops / 2kTOzS1_uE8d"): the second must look chosen.
+_ACCOUNT_PAIR = regex_cache.compile(r"[A-Za-z][\w.@-]{1,31}[ \t]+/[ \t]+(?P<v>[^\s/]{8,64})")
+_LOGIN_WORDS = regex_cache.compile(
+    r"(?i)\b(?:login|log ?in|logins|sign ?in|creds?|credentials|username|user name|password|passwd)\b"
+)
+
+
+def _scan_account_pairs(text: str) -> Iterator[_Candidate]:
+    at = text.find(" / ")
+    while at != -1:
+        start = at
+        while start > 0 and start > at - 32 and (text[start - 1].isalnum() or text[start - 1] in "_.@-"):
+            start -= 1
+        m = _ACCOUNT_PAIR.match(text, start) if start == 0 or text[start - 1] in " \t\n(:,\"'`" else None
+        if m is not None:
+            v = m.group("v").rstrip(".,;:!?)")
+            if (
+                _password_shaped(v)
+                and not _looks_like_code(v)
+                and not _DOTTED.fullmatch(v)
+                and _LOGIN_WORDS.search(text, max(0, start - 160), start)
+                and not _in_marker(m)
+            ):
+                yield m.start("v"), m.start("v") + len(v), "password", _GENERIC + 3
+        at = text.find(" / ", at + 3)
+
+
 def _scan_credential_context(text: str, folded: bytes) -> Iterator[_Candidate]:
     yield from _scan_whole_words(text, folded)
     yield from _scan_told_passwords(text, folded)
+    if b"{" in folded:
+        yield from _scan_secret_blocks(text, folded)
+    if " / " in text and _LOGIN_WORDS.search(text):
+        yield from _scan_account_pairs(text)
     seen: set[int] = set()
     for word in _CREDENTIAL_WORDS:
         i = folded.find(word)
@@ -3168,6 +3498,12 @@ def _scan_address_passwords(text: str) -> Iterator[_Candidate]:
 _TABLE_SECRET_HEADER = regex_cache.compile(
     r"(?i)^(?:password|passwd|pass|pw|pwd|secret|token|api[ _-]?key|access[ _-]?key|pin|passphrase)$"
 )
+# A header that names whose secret it is ("Client secret", "Admin password", "Bot token"): any cell
+# could be a word there ("Reset password | yes"), so only a value shaped like a credential is taken.
+_TABLE_NAMED_SECRET_HEADER = regex_cache.compile(
+    r"(?i)^[a-z0-9]+(?:[ _-][a-z0-9]+)?[ _-](?P<word>password|passwd|passphrase|secret|token|"
+    r"api[ _-]?key|secret[ _-]?key|access[ _-]?key)$"
+)
 
 
 def _lines_at(text: str) -> tuple[list[str], list[int]]:
@@ -3179,6 +3515,7 @@ def _lines_at(text: str) -> tuple[list[str], list[int]]:
 def _scan_table_columns(text: str) -> Iterator[_Candidate]:
     lines, offsets = _lines_at(text)
     column: int | None = None
+    named: re.Match[str] | None = None  # the header, when it names whose secret the column holds
     for n, line in enumerate(lines):
         cells = line.strip().strip("|").split("|") if line.lstrip().startswith("|") else None
         if cells is None:
@@ -3187,15 +3524,26 @@ def _scan_table_columns(text: str) -> Iterator[_Candidate]:
         names = [cell.strip() for cell in cells]
         if column is None:
             column = next((k for k, name in enumerate(names) if _TABLE_SECRET_HEADER.match(name)), None)
+            named = None
+            if column is None:
+                found = ((k, _TABLE_NAMED_SECRET_HEADER.match(name)) for k, name in enumerate(names))
+                column, named = next(((k, h) for k, h in found if h is not None), (None, None))
             continue
         if column >= len(names) or set(names[column]) <= set("-: "):
             continue
         value = names[column]
         if len(value) < 4 or _is_placeholder(value) or " " in value:
             continue
+        kind = "password"
+        if named is not None:
+            if not (_random_looking(value) or _password_shaped(value)):
+                continue
+            word = named.group("word").lower()
+            kind = "token" if word == "token" else "secret" if word == "secret" else kind
+            kind = "api-key" if "key" in word else kind
         start = offsets[n] + line.index("|") + 1 + sum(len(c) + 1 for c in cells[:column])
         start += len(cells[column]) - len(cells[column].lstrip())
-        yield start, start + len(value), "password", _GENERIC + 3
+        yield start, start + len(value), kind, _GENERIC + 3
 
 
 # Recovery or backup codes, one to a line, announced as such ("the recovery codes npm showed me:").
@@ -3232,10 +3580,79 @@ def _scan_code_lists(text: str) -> Iterator[_Candidate]:
         run = []
 
 
-def _scan_shapes(text: str, ascii_text: bytes) -> Iterator[_Candidate]:
+# Seed words written down numbered, in one column or more ("the recovery sheet I filled in … 1. arm
+# 13. bid"): single words numbered 1 to 12 or 24 with no gap, under a word for a seed.
+_NUMBERED_WORDS_LINE = regex_cache.compile(r"[ \t]*(?:[0-9]{1,2}[.):][ \t]*[a-z]{3,8}(?:[ \t]+|$)){1,4}\r?")
+_NUMBERED_WORD = regex_cache.compile(r"([0-9]{1,2})[.):][ \t]*([a-z]{3,8})")
+_SEED_WORDS = (b"seed", b"recovery", b"mnemonic", b"phrase", b"wallet", b"bip39", b"words")
+
+
+def _scan_numbered_words(text: str) -> Iterator[_Candidate]:
+    lines, offsets = _lines_at(text)
+    run: list[int] = []
+    for n, line in enumerate([*lines, ""]):
+        if line.strip() and _NUMBERED_WORDS_LINE.fullmatch(line):
+            run.append(n)
+            continue
+        found = [(offsets[k], w) for k in run for w in _NUMBERED_WORD.finditer(lines[k])]
+        numbers = sorted(int(w.group(1)) for _, w in found)
+        if len(found) in (12, 15, 18, 20, 21, 24, 33) and numbers == list(range(1, len(found) + 1)):
+            before = text[max(0, offsets[run[0]] - 300) : offsets[run[0]]].lower().encode("ascii", "replace")
+            if any(word in before for word in _SEED_WORDS):
+                for at, w in found:
+                    yield at + w.start(2), at + w.end(2), "seed-phrase", _GENERIC + 4
+        run = []
+
+
+# A provider's token that a narrow terminal or pane wrapped onto the next line (`…oauth2:ghp_RVC5…T` and
+# `rQyU…r@github.com` below it): the prefix's line ends inside the token, the next line goes on with
+# token characters, and the two joined are the provider's token while the first alone is not.
+_WRAPPED_PREFIXES = tuple(
+    p.encode()
+    for p in (
+        "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xoxb-", "xoxp-", "xoxa-", "xoxe-",
+        "xapp-", "sk-ant-", "sk-proj-", "npm_", "hf_", "AKIA", "AIza", "ya29.", "pypi-", "sk_live_",
+        "rk_live_", "dop_v1_", "shpat_", "glsa_", "hvs.", "dckr_pat_", "sbp_", "lin_api_", "figd_",
+    )
+)  # fmt: skip
+_TOKEN_TAIL = regex_cache.compile(r"[A-Za-z0-9_.-]+")
+
+
+def _token_chars_end(text: str, pos: int) -> int:
+    """Where the run of token characters starting at `pos` ends."""
+    run = _TOKEN_TAIL.match(text, pos)
+    return pos if run is None else run.end()
+
+
+def _scan_wrapped_tokens(text: str, ascii_text: bytes) -> Iterator[_Candidate]:
+    for prefix in _WRAPPED_PREFIXES:
+        i = ascii_text.find(prefix)
+        while i != -1:
+            line_end = _token_chars_end(text, i + len(prefix))
+            below = line_end + (2 if text.startswith("\r\n", line_end) else 1)
+            if (i == 0 or not text[i - 1].isalnum()) and text.startswith(("\n", "\r\n"), line_end):
+                tail_end = _token_chars_end(text, below)
+                left = text[i:line_end]
+                joined = left + text[below:tail_end]
+                for priority, rule in enumerate(_TOKEN_RULES):
+                    whole = rule.regex.match(joined)
+                    if whole is None or whole.end() <= len(left) or _span(rule, whole) is None:
+                        continue
+                    alone = rule.regex.match(left)
+                    if alone is None or alone.end() < len(left):
+                        yield i, below + whole.end() - len(left), rule.kind, priority
+                    break
+            i = ascii_text.find(prefix, i + 1)
+
+
+def _scan_shapes(text: str, ascii_text: bytes, folded: bytes) -> Iterator[_Candidate]:
     yield from _scan_base64_blocks(text)
     if text.count("\n") >= 3:
         yield from _scan_code_lists(text)
+        if (b"1." in ascii_text or b"1)" in ascii_text) and any(w in folded for w in _SEED_WORDS):
+            yield from _scan_numbered_words(text)
+    if "\n" in text:
+        yield from _scan_wrapped_tokens(text, ascii_text)
     yield from _scan_word_runs(text, ascii_text)
     yield from _scan_encoded_credentials(text, ascii_text)
     if "@" in text:

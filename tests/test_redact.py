@@ -1367,3 +1367,92 @@ def test_secrets_in_the_shapes_the_fourteenth_corpus_found(text: str, secret: st
 )
 def test_what_the_fourteenth_corpus_rules_leave_alone(text: str) -> None:
     assert redact(text).text == text
+
+
+# Twelve seed words written down in two numbered columns.
+SEED_COLUMNS = "\n".join(
+    f"{n}. {a}    {n + 6}. {b}"
+    for n, (a, b) in enumerate(
+        zip(
+            ["apple", "brisk", "cactus", "dune", "ember", "fable"],
+            ["glove", "hazel", "igloo", "jolly", "kiwi", "lemon"],
+            strict=True,
+        ),
+        1,
+    )
+)
+BASE64_40 = "Wq8/Zr3+Lk5Tn1Vb" + "7Xc9Md2Fg4Hj6Pa0Se8Ry1Ui"
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('acl {\n  tokens {\n    agent = "' + "3fa1c2d4-7b8e-4c2a-9d1f-" + '6e5b4a3c2d1e"\n  }\n}',
+         "3fa1c2d4-7b8e-4c2a-9d1f-6e5b4a3c2d1e"),
+        ("# username: password [,rolename ...]\nadmin: Qe7Lx2Vbn9Kd, admin\nuser: user, user",
+         "Qe7Lx2Vbn9Kd"),
+        ("[admins]\nadmin = Sofa4nKq82Zt\n\n[couchdb]\nsingle_node=true", "Sofa4nKq82Zt"),
+        ("nas web admin: kora417# — the share is on it", "kora417#"),
+        ("untrusted comment: minisign encrypted secret key\n" + "RWRTY0Iy" + "Xk2Pq9Lm" * 12,
+         "minisign encrypted"),  # the key file whole, its first line too
+        ("wrapped:\n$ git clone https://x:" + GITHUB[:20] + "\n" + GITHUB[20:] + "@github.com/a/b.git",
+         GITHUB[20:]),
+        ("my seed backup (two columns):\n" + SEED_COLUMNS, "1. apple"),
+        ('$env:DB_SECRET = `\n    "' + BASE64_40 + '"', BASE64_40),
+        ("das Passwort vom NAS ist $Kd9qLmW2rT, bitte nicht teilen", "Kd9qLmW2rT"),
+        ("who has the grafana login?\n> use viewer / Pq4_zRt8wXy2", "Pq4_zRt8wXy2"),
+        ("the door code for the 4th floor lab is 7312#", "7312"),
+        ("Steam Guard: FH2QD — SteamCMD still says mismatch", "FH2QD"),
+        ("it texted me the confirmation code QWE-RTY, then nothing", "QWE-RTY"),
+        ("~/.config/deluge/auth\nlocalclient:5f2c9a0be1d47c38a6f0e2b9d4c7a1e8f3b6d0c2:10", "5f2c9a0be1d4"),
+        ("tmux send-keys -t s 'sudo -k apt upgrade' Enter; tmux send-keys -t s 'Birch.Otter731' Enter",
+         "Birch.Otter731"),
+        ('spawn ssh ops@host\nexpect "*assword:"\nsend "fjord2291kq\\r"', "fjord2291kq"),
+        ("DSN := mysql://app:Zq9%kLm2Wx@$(DB_HOST):3306/app", "Zq9%kLm2Wx"),
+        ("[sendemail]\n\tsmtpPass = qwhz kvlm drop ytns\n\tconfirm = always", "qwhz kvlm drop ytns"),
+        ("| App | Client secret |\n|---|---|\n| CI | 9f8e7d6c5b4a39281706f5e4d3c2b1a0ffeeddcc |",
+         "9f8e7d6c5b4a39281706f5e4d3c2b1a0ffeeddcc"),
+        ("the passphrase for the vault has commas, it's exactly: copper lantern, meadow! (with the comma)",
+         "copper lantern, meadow!"),
+        ("the zip is protected with a password — it's our wedding date, twice: 1406201214062012. Open it",
+         "1406201214062012"),
+        ("me dio estas 12 palabras: cosa mundo árbol piedra nube fuego barco lago monte trigo sol luna",
+         "piedra"),
+        ("助记词:甲 乙 丙 丁 戊 己 庚 辛 壬 癸 子 丑\n请帮我写代码", "甲 乙 丙"),
+        ("Das Backup ist mit der Passphrase gravel-tundra-pepper-oak verschlüsselt, danke", "gravel-tundra"),
+        ("O PIN do alarme do sensor de fumo é 7741, preciso de um script", "7741"),
+        ("鍵のパスフレーズは「maple river stone cloud」です", "maple river stone cloud"),
+    ],
+)  # fmt: skip
+def test_secrets_in_the_shapes_the_ninth_to_fourteenth_corpora_left(text: str, secret: str) -> None:
+    assert secret not in redact(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "admin: true",
+        "root = Path(__file__).parent",
+        "admin = User2",
+        "    admin = self.admin2",
+        "admin: admin@example.com",
+        "root: /var/www/html",
+        "The password length must be exactly: 12 characters long",
+        "the passphrase must be exactly: what you typed at setup",
+        "the confirmation code is REQUIRED",
+        "password reset link TTL: 86400000",
+        "tokens = {'if': IF_TOKEN, 'else': ELSE_TOKEN}",
+        "ratio = width / height2",
+        "| Step | Reset password |\n|---|---|\n| 1 | yes |",
+        "パスワードは「Enter」キーで確定",
+        "the analog pin reads 4095 when floating",
+        "1. install\n2. configure\n3. run\n4. test",
+        'expect "Password:"\nsend "$env(PASS)\\r"',
+        "tmux send-keys -t db:0 'ls -la' Enter && tmux send-keys -t db:0 'make test2' Enter",
+        "postgres://user:$(DB_PASS)@$(HOST)/db",
+        "password = \\\n    get_password()",
+        "me dio estas 12 palabras: no se que hacer con esto y la verdad es que no entiendo nada",
+    ],
+)
+def test_what_the_ninth_to_fourteenth_corpora_rules_leave_alone(text: str) -> None:
+    assert redact(text).text == text

@@ -9,20 +9,12 @@ redacting as usual.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from dream import clean_texts
-from dream.fsio import read_state_cache, write_state_cache
+from dream.fsio import AttachedCache, read_state_cache, write_state_cache
 
-
-@dataclass
-class _Attached:
-    path: Path | None = None
-    writable: bool = False
-
-
-_attached = _Attached()
+_attached = AttachedCache()
 
 
 def attach(path: Path | None, *, writable: bool) -> None:

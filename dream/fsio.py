@@ -401,6 +401,15 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None, dura
         raise _write_error(path, exc, untouched=False) from exc
 
 
+@dataclass
+class AttachedCache:
+    """Where a process keeps one of its state-dir caches, and whether it may write it back (a
+    command that writes state; never a dry run). Each cache module holds one."""
+
+    path: Path | None = None
+    writable: bool = False
+
+
 def read_state_cache(path: Path) -> bytes:
     """The bytes of one of dream's caches in its state dir (`<claude>/dream/…`); empty when it is
     missing or cannot be read. A FIFO or a device put in its place is never opened."""

@@ -18,8 +18,7 @@ from dream import defaults
 from dream.actions import Action
 from dream.config import Config
 from dream.decisions import By
-from dream.matching import specific_terms
-from dream.statement import content_terms, is_key_term, key_terms, stem
+from dream.statement import content_terms, key_terms, names_something, stem
 
 if TYPE_CHECKING:
     from dream.memory import Entry
@@ -129,14 +128,6 @@ def gate_reasons(proposal: Proposal, pinned: tuple[str, ...] = ()) -> list[str]:
     if proposal.action == Action.REDATE:
         return list(proposal.hold)
     return needs_person(proposal, pinned) + score_reasons(proposal)
-
-
-def names_something(text: str) -> bool:
-    """A tool, path, identifier, version or name ("squash-merge", "net/retry.go", "Dramatiq")."""
-    if key_terms(text):
-        return True
-    terms = content_terms(text)
-    return bool(specific_terms(terms)) or any(is_key_term(term) for term in terms)
 
 
 def not_worth_asking(proposal: Proposal, pinned: tuple[str, ...] = ()) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from dream.contradiction import group_conflict, term_parts
-from dream.statement import GROUP_OF, VERSION, Statement, is_key_term
+from dream.statement import GROUP_OF, VERSION, Statement, is_key_term, specific_terms
 
 
 def similarity(a: Statement, b: Statement) -> float:
@@ -46,11 +46,6 @@ def is_duplicate(new: Statement, old: Statement, threshold: float = 0.5) -> bool
         and smaller.terms <= larger.terms
         and bool(smaller.keys & larger.keys or specific_terms(smaller.terms) & specific_terms(larger.terms))
     )
-
-
-def specific_terms(terms: frozenset[str]) -> set[str]:
-    """Names with a digit, dot or dash ("fp16", "go.mod"): what says which thing a rule is about."""
-    return {t for t in terms if not t.isalpha() and not t.replace(".", "").isdigit() and len(t) > 2}
 
 
 def is_sibling(new: Statement, old: Statement) -> bool:

@@ -19,10 +19,10 @@ from dream.contradiction import changes_a_setting, contradiction, departure
 from dream.dates import absolutize, has_relative_date
 from dream.decisions import AgentAction, By, Directive
 from dream.gates import names_what_holds_now, replacement_holds, signal_holds
-from dream.matching import TermIndex, is_duplicate, is_sibling, similarity, specific_terms
+from dream.matching import TermIndex, is_duplicate, is_sibling, similarity
 from dream.memory import Entry, Memory, normalise_key
 from dream.signals import FOR_A_WHILE, Signal
-from dream.statement import Statement, analyse
+from dream.statement import Statement, analyse, specific_terms
 from dream.topics import TOPIC_FILES
 from dream.transcripts import DAILY_LOG_SESSION
 
@@ -403,7 +403,7 @@ class _Working:
                         earlier.dropped = True  # a restatement of it is moot once it is archived
                     self.proposals.append(_retired(signal, text, other, term))
         elif contradicted:
-            _, first, term, explicit = contradicted[0]
+            index, first, term, explicit = contradicted[0]
             if id(first) in self.replaced:
                 earlier = self.replaced[id(first)][0]
                 if duplicate_of is not None and duplicate_of[1] is earlier:
@@ -420,7 +420,6 @@ class _Working:
                 signal, text, [(e, t, x) for _, e, t, x in contradicted], self.proposals, self.updates_of
             )
             self.replaced[id(first)] = (proposal, signal)
-            index = contradicted[0][0]
             if index in gone or changes_a_setting(statement, self.items[index][1]):
                 # "Poetry c'est fini" retires the Poetry entry, "we bumped the minimum iOS version to
                 # 15.0" the 13.0 one: news of a change is durable by what it says, and the old entry

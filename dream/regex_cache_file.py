@@ -10,20 +10,12 @@ file lacked. A forked digest worker hands what it compiled to the process that s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from dream import regex_cache
-from dream.fsio import read_state_cache, write_state_cache
+from dream.fsio import AttachedCache, read_state_cache, write_state_cache
 
-
-@dataclass
-class _Attached:
-    path: Path | None = None
-    writable: bool = False
-
-
-_attached = _Attached()
+_attached = AttachedCache()
 
 
 def attach(path: Path | None, *, writable: bool) -> None:

@@ -20,7 +20,15 @@ from functools import lru_cache
 from dream import defaults, regex_cache
 from dream.sentences import QUOTE_PLACEHOLDER, prose_lines
 from dream.statement import KEY_TERM as _KEY
-from dream.statement import STOPWORDS, content_terms, is_complaint, is_key_term, key_terms, says_gone
+from dream.statement import (
+    STOPWORDS,
+    content_terms,
+    is_complaint,
+    is_key_term,
+    key_terms,
+    names_something,
+    says_gone,
+)
 
 # As `sentences`' quoted spans, except after "=": in precision='bf16-mixed' the quote is a value the
 # person set, and the model should read it.
@@ -536,11 +544,10 @@ _ORDINAL = regex_cache.compile(
 def frames(text: str) -> bool:
     """A clause that only introduces the next one: it names nothing and says no rule ("Quick
     heads up before you go digging in the save code", "While that restores (sigh)", "The second")."""
-    if key_terms(text) or any(ch.isdigit() for ch in text) or _RULE_WORD.search(text):
+    if names_something(text) or any(ch.isdigit() for ch in text) or _RULE_WORD.search(text):
         return False
-    if len(text.split()) < 3 and not _ORDINAL.match(text):
-        return False  # a label says what the rule is about: "Logging: we're on tracing now"
-    return not any(is_key_term(term) or not term.isalpha() for term in content_terms(text))
+    # a label says what the rule is about: "Logging: we're on tracing now"
+    return len(text.split()) >= 3 or bool(_ORDINAL.match(text))
 
 
 # Words a rule's clause opens with that are no name (beside the stop words).
@@ -620,12 +627,9 @@ _STATED_OFFER = regex_cache.compile(
     r"(?P<act>(?:[^.?!\n]|\.(?=\S)){3,90})[.!]",
     re.IGNORECASE,
 )
-_BARE_REFUSAL = regex_cache.compile(
-    r"(?:no|nope|nah|don'?t|do not|please don'?t|pls dont|nein|non|não|nao)\W*", re.IGNORECASE
-)
-_REFUSAL = regex_cache.compile(
-    r"^(?:no|nope|nah|não|nao|nein|non|don't|dont|please don't|pls dont)\b", re.IGNORECASE
-)
+_REFUSAL_WORDS = r"(?:no|nope|nah|não|nao|nein|non|don'?t|do not|please don'?t|pls dont)"
+_REFUSAL = regex_cache.compile(rf"^{_REFUSAL_WORDS}\b", re.IGNORECASE)
+_BARE_REFUSAL = regex_cache.compile(rf"{_REFUSAL_WORDS}\W*", re.IGNORECASE)  # "Don't." and nothing more
 
 
 _NEGATED_NAME = r"\b(?:never|not|no|nunca|não|nao|nie|jamais)\s+(?:\w+\s+)?{}(?![\w-])"
@@ -648,11 +652,6 @@ def _answer_group(pieces: list[Piece], names: tuple[str, ...]) -> tuple[int, ...
             continue
         break
     return tuple(range(end + 1))
-
-
-def _names_a_thing(text: str) -> bool:
-    """A tool, path or identifier: "kubectl edit configmap ingest-worker-northgrid"."""
-    return bool(key_terms(text)) or any(is_key_term(t) or not t.isalpha() for t in content_terms(text))
 
 
 def answer_rule(pieces: list[Piece], agent_before: str) -> Rule | None:
@@ -680,7 +679,7 @@ def answer_rule(pieces: list[Piece], agent_before: str) -> Rule | None:
             text = f"Use {chosen}, not {other}" + (f",{scope}." if scope else ".")
             return Rule(text, " ".join(pieces[i].text for i in group), group)
     offer = _OFFER.search(question) or (stated[-1] if stated else None)
-    if offer and _REFUSAL.match(pieces[0].text) and _names_a_thing(offer["act"]):
+    if offer and _REFUSAL.match(pieces[0].text) and names_something(offer["act"]):
         group = _answer_group(pieces, ())
         rest = [r for r in (as_rule(pieces[i].text) for i in group) if r and not _BARE_REFUSAL.fullmatch(r)]
         act = offer["act"].strip().rstrip(".")
@@ -704,7 +703,7 @@ _TAIL = regex_cache.compile(
     r"^(?:every|each|whenever|both|same|not just|not only|incl|including|even|especially|all of them|"
     r"any time|anytime|cada|toda|todo|todos|todas|siempre que|sempre que|jedes|jede)\b|"
     # a place or a thing with no verb of its own: "Never in values files.", "Not main ever."
-    r"^(?:never|not|no|always|only|nie|nigdy|jamais|nunca|zawsze|immer|nie|toujours|sempre|siempre) "
+    r"^(?:never|not|no|always|only|nie|nigdy|jamais|nunca|zawsze|immer|toujours|sempre|siempre) "
     r"(?:in|on|at|into|from|to|na|w|en|dans|em|im|auf|an|sur)\b[^,;]{0,30}[.!]?$|"
     r"^(?:not|never) [\w./-]+ ever[.!]?$",
     re.IGNORECASE,

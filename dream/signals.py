@@ -8,6 +8,7 @@ redacted and agent-steering text neutralised before a signal exists, so nothing 
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -286,10 +287,8 @@ def read_message(
         # Each rule piece of one rule is evidence of it ("crane shifts are 8h. boundaries 06:00,
         # 14:00, 22:00. an assignment can't cross a boundary"): terse pieces the model reads as
         # barely rules make a rule together.
-        doubt = 1.0
-        for i in members:
-            doubt *= 1 - scored[i].probability
-        sentence = ScoredSentence(rule.text, 1 - doubt, categories, cues)
+        evidence = 1 - math.prod(1 - scored[i].probability for i in members)
+        sentence = ScoredSentence(rule.text, evidence, categories, cues)
         text = strip_inline_code(rule.text)
         # The message was redacted whole; only a rewritten rule (words dropped or joined, which
         # can put a key name beside its value) is new text to redact. Its quote is the message's.

@@ -697,6 +697,19 @@ def is_key_term(term: str) -> bool:
     return term in KNOWN_TOOLS or bool(VERSION.match(term))
 
 
+def specific_terms(terms: frozenset[str]) -> set[str]:
+    """Names with a digit, dot or dash ("fp16", "go.mod"): what says which thing a rule is about."""
+    return {t for t in terms if not t.isalpha() and not t.replace(".", "").isdigit() and len(t) > 2}
+
+
+def names_something(text: str) -> bool:
+    """A tool, path, identifier, version or name ("squash-merge", "net/retry.go", "Dramatiq")."""
+    if key_terms(text):
+        return True
+    terms = content_terms(text)
+    return bool(specific_terms(terms)) or any(is_key_term(term) for term in terms)
+
+
 @dataclass(frozen=True)
 class Statement:
     """What matching and contradiction need to know of an entry or a signal, computed once."""
@@ -1485,13 +1498,14 @@ _REFUSED = regex_cache.compile(
     r"stop using|nada de|sin|sem|kein|keine|nunca) (?:new |any |more |the |a |plain )?" + _NAME,
     re.IGNORECASE,
 )
-# Words a departed name is made of that name no one thing: "the old flow is gone" retires no
-# entry that speaks of a flow.
+# What says a setting changed: "we bumped the minimum iOS version to 15.0" (`says_changed`).
 _CHANGED_VERB = regex_cache.compile(
     r"\b(?:bump(?:ed)?|rais(?:ed|e)|lower(?:ed)?|upgrad(?:ed|e)|downgrad(?:ed|e)|moved|switched|changed|"
     r"went (?:up|down)|subimos|bajamos|actualizamos|atualizamos|passé|angehoben|aktualisiert)\b",
     re.IGNORECASE,
 )
+# Words a departed name is made of that name no one thing: "the old flow is gone" retires no
+# entry that speaks of a flow.
 _NOT_A_THING = frozenset(
     [
         "flow", "screen", "page", "file", "code", "endpoint", "service", "job", "test", "script",
@@ -1514,8 +1528,9 @@ def _departures(text: str) -> tuple[tuple[str, ...], ...]:
 
 
 def _subject_not_anymore(text: str) -> list[tuple[str, ...]]:
-    """ "saves aren't JSON anymore": the subject's words and a name (a key term: "it isn't slow
-    anymore" names nothing), all of which an entry must hold to be retired."""
+    """ "saves aren't JSON anymore": the subject's words and the name, all of which an entry must
+    hold to be retired. A plain word as the name ("berth times are not local anymore") needs two
+    words of subject; "it isn't slow anymore" names nothing."""
     found = []
     for match in _NOT_ANYMORE.finditer(_join_phrases(text)):
         subject, name = match.group(1), match.group(2)
